@@ -1,0 +1,60 @@
+"""Boxes in page coordinates: PDF points (1/72 inch), origin at the top-left corner, y grows down."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+
+class BBox(NamedTuple):
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+    @property
+    def area(self) -> float:
+        return max(0.0, self.width) * max(0.0, self.height)
+
+    @property
+    def cx(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def cy(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+    def scaled(self, factor: float) -> BBox:
+        return BBox(self.x0 * factor, self.y0 * factor, self.x1 * factor, self.y1 * factor)
+
+    def rounded(self, ndigits: int = 2) -> BBox:
+        return BBox(*(round(v, ndigits) for v in self))
+
+    def intersection(self, other: BBox) -> float:
+        w = min(self.x1, other.x1) - max(self.x0, other.x0)
+        h = min(self.y1, other.y1) - max(self.y0, other.y0)
+        return w * h if w > 0 and h > 0 else 0.0
+
+    def contains_center_of(self, other: BBox) -> bool:
+        return self.x0 <= other.cx <= self.x1 and self.y0 <= other.cy <= self.y1
+
+    def to_list(self) -> list[float]:
+        return [round(v, 2) for v in self]
+
+
+def union(boxes: Iterable[BBox]) -> BBox:
+    """Smallest box holding all ``boxes`` (which must not be empty)."""
+    items = list(boxes)
+    if not items:
+        raise ValueError("union of no boxes")
+    return BBox(
+        min(b.x0 for b in items), min(b.y0 for b in items), max(b.x1 for b in items), max(b.y1 for b in items)
+    )

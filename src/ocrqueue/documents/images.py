@@ -1,0 +1,126 @@
+"""Raster input through Pillow: PNG, JPEG, WebP, BMP (first frame) and TIFF (every frame).
+
+Pillow's decompression-bomb guard stays on; on top of it every frame is checked against the
+configured pixel limit from its header, before any pixel is decoded.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from PIL import Image, ImageOps
+
+from ocrqueue.documents.errors import CorruptDocumentError, DocumentError, TooManyPixelsError
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.limits import DocumentLimits
+from ocrqueue.documents.pages import Raster, TextLayer
+from ocrqueue.documents.sniff import InputFormat
+
+# Without resolution metadata a pixel is taken to be one point (72 dpi), so boxes stay in pixels.
+_DEFAULT_DPI = 72.0
+
+
+def open_image(data: bytes, fmt: InputFormat, limits: DocumentLimits) -> Image.Image:
+    """Open the image header (no pixels decoded yet) and check the first frame's size."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data), formats=[fmt.value.upper()])
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise TooManyPixelsError(f"image is too large to decode safely ({exc})") from exc
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise CorruptDocumentError(f"{fmt.value.upper()} image is damaged and could not be read") from exc
+    check_pixels(image, 0, limits)
+    return image
+
+
+def check_pixels(image: Image.Image, index: int, limits: DocumentLimits) -> None:
+    pixels = image.width * image.height
+    if pixels > limits.max_pixels_per_page:
+        raise TooManyPixelsError(
+            f"page {index + 1} is {image.width}x{image.height} = {pixels:,} pixels, over the limit of "
+            f"{limits.max_pixels_per_page:,}"
+        )
+    if pixels == 0:
+        raise CorruptDocumentError(f"page {index + 1} has no pixels")
+
+
+def image_frame_count(image: Image.Image, fmt: InputFormat) -> int:
+    if fmt is not InputFormat.TIFF:
+        return 1
+    try:
+        return int(getattr(image, "n_frames", 1))
+    except (OSError, EOFError, ValueError) as exc:
+        raise CorruptDocumentError("TIFF image is damaged: its page directory could not be read") from exc
+
+
+def decode_frame(image: Image.Image, index: int, limits: DocumentLimits) -> ImagePage:
+    """Seek to frame ``index`` and decode it fully, so damage shows up here and not mid-OCR."""
+    try:
+        image.seek(index)
+        check_pixels(image, index, limits)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            frame = ImageOps.exif_transpose(image)
+            frame.load()
+            dpi = _dpi(image)
+            rgb = frame.convert("RGB")
+    except DocumentError:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise TooManyPixelsError(f"page {index + 1} is too large to decode safely ({exc})") from exc
+    except (OSError, SyntaxError, ValueError, EOFError) as exc:
+        raise CorruptDocumentError(
+            f"page {index + 1} could not be decoded: the image is damaged or truncated"
+        ) from exc
+    return ImagePage(index, rgb, 72.0 / dpi)
+
+
+def iter_image_pages(
+    image: Image.Image, count: int, start: int, limits: DocumentLimits
+) -> Iterator[ImagePage]:
+    for index in range(start, count):
+        yield decode_frame(image, index, limits)
+
+
+def _dpi(image: Image.Image) -> float:
+    dpi = image.info.get("dpi")
+    try:
+        value = float(dpi[0]) if dpi else _DEFAULT_DPI
+    except (TypeError, ValueError, IndexError):
+        value = _DEFAULT_DPI
+    return value if 20 <= value <= 2400 else _DEFAULT_DPI
+
+
+@dataclass
+class ImagePage:
+    """A decoded raster frame (implements PageInput). ``points_per_pixel`` maps pixels to points."""
+
+    _index: int
+    _image: Image.Image
+    points_per_pixel: float
+
+    @property
+    def index(self) -> int:
+        return self._index
+
+    @property
+    def width(self) -> float:
+        return self._image.width * self.points_per_pixel
+
+    @property
+    def height(self) -> float:
+        return self._image.height * self.points_per_pixel
+
+    def render(self, dpi: int) -> Raster:
+        """Raster input is recognised at its own resolution; ``dpi`` only applies to PDFs."""
+        return Raster(self._image, 1.0 / self.points_per_pixel)
+
+    def text_layer(self) -> TextLayer | None:
+        return None
+
+    def rulings(self) -> list[BBox]:
+        return []

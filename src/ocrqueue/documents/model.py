@@ -1,0 +1,248 @@
+"""The result data model: lines, blocks, tables, pages and the whole document.
+
+Everything converts to and from plain JSON-able dicts so a page can be checkpointed on its own and
+the document assembled later, possibly in another process. The JSON shape is published as
+docs/schema/document.schema.json; change SCHEMA_VERSION when it changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+from ocrqueue.documents.geometry import BBox
+
+SCHEMA_VERSION = "1.0"
+
+BlockType = Literal["title", "text", "list", "table", "figure", "caption", "formula", "header", "footer"]
+BLOCK_TYPES: tuple[BlockType, ...] = (
+    "title",
+    "text",
+    "list",
+    "table",
+    "figure",
+    "caption",
+    "formula",
+    "header",
+    "footer",
+)
+
+
+def _bbox(value: Any) -> BBox:
+    x0, y0, x1, y1 = (float(v) for v in value)
+    return BBox(x0, y0, x1, y1)
+
+
+def _conf(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    bbox: BBox
+    confidence: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "bbox": self.bbox.to_list(), "confidence": _conf(self.confidence)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Word:
+        return cls(d["text"], _bbox(d["bbox"]), d.get("confidence"))
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str
+    bbox: BBox
+    confidence: float | None = None
+    words: tuple[Word, ...] = ()
+    font_size: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "text": self.text,
+            "bbox": self.bbox.to_list(),
+            "confidence": _conf(self.confidence),
+        }
+        if self.words:
+            d["words"] = [w.to_dict() for w in self.words]
+        if self.font_size is not None:
+            d["font_size"] = round(self.font_size, 2)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Line:
+        return cls(
+            d["text"],
+            _bbox(d["bbox"]),
+            d.get("confidence"),
+            tuple(Word.from_dict(w) for w in d.get("words", ())),
+            d.get("font_size"),
+        )
+
+
+@dataclass(frozen=True)
+class TableCell:
+    row: int
+    col: int
+    text: str
+    bbox: BBox
+    row_span: int = 1
+    col_span: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "row": self.row,
+            "col": self.col,
+            "row_span": self.row_span,
+            "col_span": self.col_span,
+            "text": self.text,
+            "bbox": self.bbox.to_list(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TableCell:
+        return cls(
+            d["row"], d["col"], d["text"], _bbox(d["bbox"]), d.get("row_span", 1), d.get("col_span", 1)
+        )
+
+
+@dataclass(frozen=True)
+class Table:
+    n_rows: int
+    n_cols: int
+    cells: tuple[TableCell, ...]
+
+    @property
+    def has_spans(self) -> bool:
+        return any(c.row_span > 1 or c.col_span > 1 for c in self.cells)
+
+    def grid(self) -> list[list[str]]:
+        """Cell texts as rows of columns (spanned positions repeat nothing: they are empty)."""
+        rows = [["" for _ in range(self.n_cols)] for _ in range(self.n_rows)]
+        for c in self.cells:
+            rows[c.row][c.col] = c.text
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n_rows": self.n_rows, "n_cols": self.n_cols, "cells": [c.to_dict() for c in self.cells]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Table:
+        return cls(d["n_rows"], d["n_cols"], tuple(TableCell.from_dict(c) for c in d["cells"]))
+
+
+@dataclass(frozen=True)
+class Block:
+    type: BlockType
+    bbox: BBox
+    text: str
+    confidence: float | None = None
+    lines: tuple[Line, ...] = ()
+    table: Table | None = None
+    latex: str | None = None
+    image: str | None = None
+    level: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "type": self.type,
+            "bbox": self.bbox.to_list(),
+            "text": self.text,
+            "confidence": _conf(self.confidence),
+            "lines": [ln.to_dict() for ln in self.lines],
+        }
+        if self.table is not None:
+            d["table"] = self.table.to_dict()
+        if self.latex is not None:
+            d["latex"] = self.latex
+        if self.image is not None:
+            d["image"] = self.image
+        if self.level is not None:
+            d["level"] = self.level
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Block:
+        if d["type"] not in BLOCK_TYPES:
+            raise ValueError(f"unknown block type {d['type']!r}")
+        return cls(
+            type=cast(BlockType, d["type"]),
+            bbox=_bbox(d["bbox"]),
+            text=d["text"],
+            confidence=d.get("confidence"),
+            lines=tuple(Line.from_dict(ln) for ln in d.get("lines", ())),
+            table=Table.from_dict(d["table"]) if d.get("table") is not None else None,
+            latex=d.get("latex"),
+            image=d.get("image"),
+            level=d.get("level"),
+        )
+
+
+@dataclass(frozen=True)
+class PageResult:
+    """One processed page. ``images`` holds figure crops (PNG bytes by name) and is not in the dict:
+    the caller stores them next to the result, and Markdown refers to them by name."""
+
+    index: int
+    width: float
+    height: float
+    source: str
+    blocks: tuple[Block, ...]
+    dpi: int | None = None
+    warnings: tuple[str, ...] = ()
+    images: dict[str, bytes] = field(default_factory=dict, compare=False)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(b.text for b in self.blocks if b.text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "width": round(self.width, 2),
+            "height": round(self.height, 2),
+            "source": self.source,
+            "dpi": self.dpi,
+            "warnings": list(self.warnings),
+            "blocks": [b.to_dict() for b in self.blocks],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PageResult:
+        return cls(
+            index=d["index"],
+            width=d["width"],
+            height=d["height"],
+            source=d["source"],
+            blocks=tuple(Block.from_dict(b) for b in d["blocks"]),
+            dpi=d.get("dpi"),
+            warnings=tuple(d.get("warnings", ())),
+        )
+
+
+@dataclass(frozen=True)
+class DocumentMeta:
+    format: str
+    media_type: str
+    page_count: int
+    size_bytes: int
+    title: str | None = None
+    author: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "media_type": self.media_type,
+            "page_count": self.page_count,
+            "size_bytes": self.size_bytes,
+            "title": self.title,
+            "author": self.author,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> DocumentMeta:
+        return cls(
+            d["format"], d["media_type"], d["page_count"], d["size_bytes"], d.get("title"), d.get("author")
+        )

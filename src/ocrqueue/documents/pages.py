@@ -1,0 +1,57 @@
+"""What the pipeline needs from one input page, whatever the file type behind it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from PIL import Image
+
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.model import Line
+
+
+@dataclass(frozen=True)
+class Raster:
+    """A rendered or decoded page image and how many pixels it has per PDF point."""
+
+    image: Image.Image
+    scale: float
+
+    @property
+    def dpi(self) -> int:
+        return round(self.scale * 72)
+
+
+@dataclass(frozen=True)
+class TextLayer:
+    """Text a PDF page carries itself, with positions in points, plus what the sanity check needs."""
+
+    lines: tuple[Line, ...]
+    char_count: int
+    bad_char_count: int
+    image_coverage: float
+
+
+class PageInput(Protocol):
+    """One page, produced lazily by Document.pages(); valid until the generator moves on."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def width(self) -> float:
+        """Page width in points."""
+
+    @property
+    def height(self) -> float:
+        """Page height in points."""
+
+    def render(self, dpi: int) -> Raster:
+        """The page as an RGB image; raster inputs come back at their own resolution."""
+
+    def text_layer(self) -> TextLayer | None:
+        """The PDF text layer, or None when the input has none (images)."""
+
+    def rulings(self) -> list[BBox]:
+        """Thin horizontal/vertical strokes drawn as vector paths (table rules), in points."""

@@ -1,0 +1,180 @@
+"""PDF input through pypdfium2: open and validate, count pages, render, read text and rules."""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from ocrqueue.documents.errors import (
+    CorruptDocumentError,
+    EncryptedPdfError,
+    PageRenderError,
+    TooManyPixelsError,
+)
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.limits import DocumentLimits
+from ocrqueue.documents.pages import Raster, TextLayer
+from ocrqueue.documents.pdfium_lock import PDFIUM_LOCK
+from ocrqueue.documents.textlayer import read_text_layer
+
+# A stroke thinner than this (points) and longer than _MIN_RULE_LEN counts as a table rule.
+_RULE_MAX_THICKNESS = 3.0
+_MIN_RULE_LEN = 8.0
+# Rendering below this resolution makes OCR useless, so a page that only fits lower is refused.
+_MIN_RENDER_DPI = 72
+
+
+def open_pdf(data: bytes) -> pdfium.PdfDocument:
+    """Open ``data`` with PDFium, turning its error codes into messages a user understands."""
+    with PDFIUM_LOCK:
+        try:
+            return pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            code = getattr(exc, "err_code", None)
+            if code == pdfium_c.FPDF_ERR_PASSWORD:
+                raise EncryptedPdfError("PDF is encrypted: it needs a password to open") from exc
+            if code == pdfium_c.FPDF_ERR_SECURITY:
+                raise EncryptedPdfError("PDF is encrypted with an unsupported security scheme") from exc
+            raise CorruptDocumentError("PDF is damaged or truncated and could not be opened") from exc
+
+
+def pdf_metadata(pdf: pdfium.PdfDocument) -> dict[str, str]:
+    with PDFIUM_LOCK:
+        return {k: v for k, v in pdf.get_metadata_dict(skip_empty=True).items() if isinstance(v, str)}
+
+
+def pdf_page_count(pdf: pdfium.PdfDocument) -> int:
+    with PDFIUM_LOCK:
+        return len(pdf)
+
+
+def iter_pdf_pages(pdf: pdfium.PdfDocument, start: int, limits: DocumentLimits) -> Iterator[PdfPage]:
+    """Load one page at a time and close it once the consumer asks for the next one."""
+    for index in range(start, pdf_page_count(pdf)):
+        with PDFIUM_LOCK:
+            try:
+                raw = pdf.get_page(index)
+            except pdfium.PdfiumError as exc:
+                raise PageRenderError(f"page {index + 1} could not be loaded: the PDF is damaged") from exc
+        page = PdfPage(index, raw, limits)
+        try:
+            yield page
+        finally:
+            page.close()
+
+
+@dataclass
+class PdfPage:
+    """A loaded PDF page (implements PageInput)."""
+
+    _index: int
+    _page: pdfium.PdfPage
+    _limits: DocumentLimits
+
+    def __post_init__(self) -> None:
+        with PDFIUM_LOCK:
+            self._crop = BBox(*self._page.get_bbox())  # left, bottom, right, top in PDF space
+            self._width, self._height = self._page.get_size()
+
+    @property
+    def index(self) -> int:
+        return self._index
+
+    @property
+    def width(self) -> float:
+        return float(self._width)
+
+    @property
+    def height(self) -> float:
+        return float(self._height)
+
+    def close(self) -> None:
+        with PDFIUM_LOCK:
+            self._page.close()
+
+    def _fit_dpi(self, dpi: int) -> int:
+        """Lower the DPI for oversized pages so the bitmap stays within the pixel limit."""
+        area_in2 = (self.width / 72) * (self.height / 72)
+        if area_in2 <= 0:
+            raise PageRenderError(f"page {self._index + 1} has no area")
+        max_dpi = int((self._limits.max_pixels_per_page / area_in2) ** 0.5)
+        if max_dpi < _MIN_RENDER_DPI:
+            raise TooManyPixelsError(
+                f"page {self._index + 1} is too large to render: even at {_MIN_RENDER_DPI} dpi "
+                f"it would exceed {self._limits.max_pixels_per_page:,} pixels"
+            )
+        return min(dpi, max_dpi)
+
+    def render(self, dpi: int) -> Raster:
+        dpi = self._fit_dpi(dpi)
+        scale = dpi / 72
+        with PDFIUM_LOCK:
+            try:
+                bitmap = self._page.render(scale=scale, may_draw_forms=False, draw_annots=True)
+                image = bitmap.to_pil().convert("RGB")
+            except pdfium.PdfiumError as exc:
+                raise PageRenderError(f"page {self._index + 1} could not be rendered: {exc}") from exc
+        return Raster(image, scale)
+
+    def text_layer(self) -> TextLayer | None:
+        with PDFIUM_LOCK:
+            try:
+                return read_text_layer(self._page, self._crop)
+            except pdfium.PdfiumError as exc:
+                raise PageRenderError(f"page {self._index + 1} text could not be read: {exc}") from exc
+
+    def rulings(self) -> list[BBox]:
+        with PDFIUM_LOCK:
+            return _vector_rules(self._page, self._crop)
+
+
+def _vector_rules(page: pdfium.PdfPage, crop: BBox) -> list[BBox]:
+    """Axis-aligned straight path segments and thin filled rectangles, in top-left point space."""
+    rules: list[BBox] = []
+    x_off, top = crop.x0, crop.y1
+    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH]):
+        left, bottom, right, upper = obj.get_bounds()
+        if (right - left <= _RULE_MAX_THICKNESS) != (upper - bottom <= _RULE_MAX_THICKNESS):
+            rules.append(BBox(left - x_off, top - upper, right - x_off, top - bottom))
+            continue
+        m = obj.get_matrix()
+        points = _segment_points(obj)
+        for (x0, y0, _), (x1, y1, move_to) in itertools.pairwise(points):
+            if move_to:
+                continue
+            ax, ay = m.a * x0 + m.c * y0 + m.e, m.b * x0 + m.d * y0 + m.f
+            bx, by = m.a * x1 + m.c * y1 + m.e, m.b * x1 + m.d * y1 + m.f
+            horizontal = abs(ay - by) < 0.5 and abs(ax - bx) >= _MIN_RULE_LEN
+            vertical = abs(ax - bx) < 0.5 and abs(ay - by) >= _MIN_RULE_LEN
+            if horizontal or vertical:
+                rules.append(
+                    BBox(min(ax, bx) - x_off, top - max(ay, by), max(ax, bx) - x_off, top - min(ay, by))
+                )
+    return rules
+
+
+def _segment_points(obj: pdfium.PdfObject) -> list[tuple[float, float, bool]]:
+    """The path's points as (x, y, is_moveto), with closing segments expanded back to the start."""
+    count = pdfium_c.FPDFPath_CountSegments(obj)
+    points: list[tuple[float, float, bool]] = []
+    start: tuple[float, float] | None = None
+    x, y = ctypes.c_float(), ctypes.c_float()
+    for i in range(max(count, 0)):
+        seg = pdfium_c.FPDFPath_GetPathSegment(obj, i)
+        if not pdfium_c.FPDFPathSegment_GetPoint(seg, x, y):
+            continue
+        kind = pdfium_c.FPDFPathSegment_GetType(seg)
+        is_move = kind == pdfium_c.FPDF_SEGMENT_MOVETO
+        if kind == pdfium_c.FPDF_SEGMENT_BEZIERTO:
+            is_move = True  # curves are never rules; restart from their end point
+        points.append((x.value, y.value, is_move))
+        if is_move:
+            start = (x.value, y.value)
+        if pdfium_c.FPDFPathSegment_GetClose(seg) and start is not None:
+            points.append((start[0], start[1], False))
+    return points

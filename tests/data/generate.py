@@ -1,0 +1,359 @@
+"""Generate sample inputs with known content for the documents tests and the OCR benchmark.
+
+Nothing binary is committed: every sample is drawn here with Pillow and Debian's fonts
+(fonts-dejavu-core, fonts-noto-cjk), and text-layer PDFs are written by hand (a few lines of PDF
+syntax with the standard Helvetica font). Run as a script to write them into a folder:
+
+    python tests/data/generate.py OUTDIR
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import sys
+import zlib
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+DEJAVU_BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+NOTO_CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+NOTO_CJK_SC_INDEX = 2  # the .ttc holds JP, KR, SC, TC, HK faces in this order
+
+DPI = 200
+PAGE_W, PAGE_H = 1654, 2339  # A4 at 200 dpi
+MARGIN = 150
+
+ENGLISH = [
+    "Invoices must be submitted within thirty days of delivery.",
+    "Each invoice lists the order number, the quantity and the unit price.",
+    "Payments are made by bank transfer to the account named in the contract.",
+    "Questions about an invoice go to the accounts team before the due date.",
+    "Late invoices are paid in the following month without interest.",
+    "The supplier keeps copies of all delivery notes for five years.",
+]
+CHINESE = [
+    "本公司将于下月召开年度股东大会。",
+    "会议将审议董事会的工作报告和财务预算。",
+    "请各位股东携带身份证件按时参加会议。",
+    "如有疑问请与董事会办公室联系。",
+    "会议地点为北京市朝阳区建国路八十八号。",
+]
+MIXED = [
+    "Order 2024 订单已经发货，预计三天内到达。",
+    "The total amount 总金额 is 1,250 yuan.",
+    "Please sign the delivery note 请在送货单上签字。",
+]
+LEFT_COLUMN = [
+    "Alpha begins the left column here.",
+    "Bravo continues the left column.",
+    "Charlie writes more words on the left.",
+    "Delta finishes the left column text.",
+]
+RIGHT_COLUMN = [
+    "Echo starts the right column now.",
+    "Foxtrot keeps writing on the right.",
+    "Golf adds another right line here.",
+    "Hotel closes the right column text.",
+]
+TABLE = [
+    ["Item", "Quantity", "Price"],
+    ["Apples", "12", "3.50"],
+    ["Pears", "7", "4.20"],
+    ["Plums", "30", "9.75"],
+]
+HOSTILE = "Use <script>alert(1)</script> & <b>bold</b> * not # a heading"
+
+
+@dataclass
+class Sample:
+    """One generated file and what a correct reading of it contains."""
+
+    name: str
+    path: str
+    kind: str
+    language: str = ""
+    text: list[str] = field(default_factory=list)
+    table: list[list[str]] = field(default_factory=list)
+    pages: int = 1
+    error_code: str = ""
+
+
+def _font(path: str, size: int, index: int = 0) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(path, size, index=index)
+
+
+def _page() -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    image = Image.new("RGB", (PAGE_W, PAGE_H), "white")
+    return image, ImageDraw.Draw(image)
+
+
+def text_page(lines: Sequence[str], cjk: bool, title: str | None = None) -> Image.Image:
+    """A page of single-column text, one sentence per line, with an optional bold title."""
+    image, draw = _page()
+    body = _font(NOTO_CJK, 34, NOTO_CJK_SC_INDEX) if cjk else _font(DEJAVU, 30)
+    y = MARGIN
+    if title:
+        draw.text((MARGIN, y), title, font=_font(DEJAVU_BOLD, 52), fill="black")
+        y += 120
+    for line in lines:
+        draw.text((MARGIN, y), line, font=body, fill="black")
+        y += 62
+    return image
+
+
+def two_column_page() -> Image.Image:
+    image, draw = _page()
+    draw.text((MARGIN, MARGIN), "Two Column Report", font=_font(DEJAVU_BOLD, 52), fill="black")
+    body = _font(DEJAVU, 28)
+    col_w = (PAGE_W - 2 * MARGIN - 100) // 2
+    for col, lines in enumerate((LEFT_COLUMN, RIGHT_COLUMN)):
+        x = MARGIN + col * (col_w + 100)
+        for i, line in enumerate(lines):
+            draw.text((x, MARGIN + 160 + i * 56), line, font=body, fill="black")
+    return image
+
+
+def table_page() -> Image.Image:
+    """A fully ruled table with a caption line above it."""
+    image, draw = _page()
+    font = _font(DEJAVU, 30)
+    draw.text((MARGIN, MARGIN), "Table 1: Fruit prices", font=font, fill="black")
+    col_w, row_h = 360, 80
+    x0, y0 = MARGIN, MARGIN + 100
+    n_rows, n_cols = len(TABLE), len(TABLE[0])
+    for r in range(n_rows + 1):
+        draw.line([(x0, y0 + r * row_h), (x0 + n_cols * col_w, y0 + r * row_h)], fill="black", width=3)
+    for c in range(n_cols + 1):
+        draw.line([(x0 + c * col_w, y0), (x0 + c * col_w, y0 + n_rows * row_h)], fill="black", width=3)
+    for r, row in enumerate(TABLE):
+        for c, cell in enumerate(row):
+            draw.text((x0 + c * col_w + 24, y0 + r * row_h + 22), cell, font=font, fill="black")
+    return image
+
+
+def scanned(image: Image.Image, seed: int) -> bytes:
+    """A scanned-looking JPEG copy: slight skew, blur, speckle noise and strong compression."""
+    rng = random.Random(seed)
+    out = image.convert("L").rotate(rng.uniform(-1.2, 1.2), resample=Image.Resampling.BICUBIC, fillcolor=255)
+    out = out.filter(ImageFilter.GaussianBlur(0.7))
+    pixels = out.load()
+    assert pixels is not None
+    for _ in range(6000):
+        x, y = rng.randrange(out.width), rng.randrange(out.height)
+        pixels[x, y] = rng.choice((0, 90, 170))
+    buf = io.BytesIO()
+    out.save(buf, "JPEG", quality=55, dpi=(DPI, DPI))
+    return buf.getvalue()
+
+
+def encode(image: Image.Image, fmt: str) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, fmt, dpi=(DPI, DPI))
+    return buf.getvalue()
+
+
+# --- a minimal PDF writer for born-digital (text layer) samples -----------------------------------
+
+
+def _pdf_string(text: str) -> str:
+    return "(" + text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ")"
+
+
+class PdfBuilder:
+    """Just enough PDF to put Helvetica text, rules and JPEG images on A4 pages."""
+
+    WIDTH, HEIGHT = 595.0, 842.0
+
+    def __init__(self) -> None:
+        self.pages: list[tuple[str, bytes | None]] = []
+
+    def add_page(self, ops: list[str], jpeg: bytes | None = None) -> None:
+        self.pages.append(("\n".join(ops), jpeg))
+
+    @staticmethod
+    def text(x: float, y_top: float, size: float, text: str, font: str = "F1") -> str:
+        """Text with its top-left corner near (x, y_top) in top-left point coordinates."""
+        baseline = PdfBuilder.HEIGHT - y_top - size * 0.8
+        return f"BT /{font} {size} Tf {x:.2f} {baseline:.2f} Td {_pdf_string(text)} Tj ET"
+
+    @staticmethod
+    def line(x0: float, y0: float, x1: float, y1: float, width: float = 1.0) -> str:
+        h = PdfBuilder.HEIGHT
+        return f"{width} w {x0:.2f} {h - y0:.2f} m {x1:.2f} {h - y1:.2f} l S"
+
+    def build(self, encrypt: bool = False) -> bytes:
+        objects: list[bytes] = []
+
+        def add(body: bytes) -> int:
+            objects.append(body)
+            return len(objects)
+
+        catalog = add(b"")
+        pages_id = add(b"")
+        font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+        bold = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>")
+        kids = []
+        for i, (ops, jpeg) in enumerate(self.pages):
+            xobjects = b""
+            if jpeg is not None:
+                img = Image.open(io.BytesIO(jpeg))
+                head = (
+                    f"<< /Type /XObject /Subtype /Image /Width {img.width} /Height {img.height} "
+                    f"/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode /Length {len(jpeg)} >>"
+                ).encode()
+                image_id = add(head + b"\nstream\n" + jpeg + b"\nendstream")
+                xobjects = f"/XObject << /Im{i} {image_id} 0 R >>".encode()
+                ops = f"q {self.WIDTH} 0 0 {self.HEIGHT} 0 0 cm /Im{i} Do Q\n" + ops
+            data = zlib.compress(ops.encode("latin-1"))
+            content = add(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream")
+            resources = b"<< /Font << /F1 %d 0 R /F2 %d 0 R >> %s >>" % (font, bold, xobjects)
+            kids.append(
+                add(
+                    b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] /Resources %s /Contents %d 0 R >>"
+                    % (pages_id, self.WIDTH, self.HEIGHT, resources, content)
+                )
+            )
+        objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % pages_id
+        objects[pages_id - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
+            b" ".join(b"%d 0 R" % k for k in kids),
+            len(kids),
+        )
+        encrypt_ref = b""
+        if encrypt:
+            # A standard security handler whose user password is not empty: no reader opens it without one.
+            enc = add(b"<< /Filter /Standard /V 1 /R 2 /O <%s> /U <%s> /P -44 >>" % (b"ab" * 32, b"cd" * 32))
+            encrypt_ref = b" /Encrypt %d 0 R /ID [<%s> <%s>]" % (enc, b"01" * 16, b"01" * 16)
+        out = io.BytesIO()
+        out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+        offsets = []
+        for number, body in enumerate(objects, start=1):
+            offsets.append(out.tell())
+            out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+        xref = out.tell()
+        out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+        for off in offsets:
+            out.write(b"%010d 00000 n \n" % off)
+        out.write(b"trailer\n<< /Size %d /Root %d 0 R%s >>\n" % (len(objects) + 1, catalog, encrypt_ref))
+        out.write(b"startxref\n%d\n%%%%EOF\n" % xref)
+        return out.getvalue()
+
+
+def born_digital_pdf(pages: int = 3) -> bytes:
+    """Text-layer pages cycling through: title + paragraph, two columns, ruled table."""
+    pdf = PdfBuilder()
+    for n in range(pages):
+        kind = n % 3
+        ops = [PdfBuilder.text(72, 30, 9, "ACME Corporation internal report"), PdfBuilder.text(290, 800, 9, str(n + 1))]
+        if kind == 0:
+            ops.append(PdfBuilder.text(72, 80, 20, "Supplier Invoices", font="F2"))
+            ops += [PdfBuilder.text(72, 130 + i * 18, 11, line) for i, line in enumerate(ENGLISH)]
+            ops += [PdfBuilder.text(72, 260, 11, HOSTILE)]
+            ops += [PdfBuilder.text(72, 290 + i * 18, 11, f"- {t}") for i, t in enumerate(("first", "second"))]
+        elif kind == 1:
+            ops.append(PdfBuilder.text(72, 80, 20, "Two Column Report", font="F2"))
+            ops += [PdfBuilder.text(72, 130 + i * 18, 11, line) for i, line in enumerate(LEFT_COLUMN)]
+            ops += [PdfBuilder.text(320, 130 + i * 18, 11, line) for i, line in enumerate(RIGHT_COLUMN)]
+        else:
+            ops.append(PdfBuilder.text(72, 80, 11, "Table 1: Fruit prices"))
+            x0, y0, cw, rh = 72.0, 110.0, 120.0, 24.0
+            for r in range(len(TABLE) + 1):
+                ops.append(PdfBuilder.line(x0, y0 + r * rh, x0 + 3 * cw, y0 + r * rh))
+            for c in range(4):
+                ops.append(PdfBuilder.line(x0 + c * cw, y0, x0 + c * cw, y0 + len(TABLE) * rh))
+            for r, row in enumerate(TABLE):
+                ops += [PdfBuilder.text(x0 + c * cw + 6, y0 + r * rh + 7, 11, t) for c, t in enumerate(row)]
+        pdf.add_page(ops)
+    return pdf.build()
+
+
+def scanned_pdf(image: Image.Image) -> bytes:
+    """An image-only PDF page (a scan) whose only text is a small page number."""
+    pdf = PdfBuilder()
+    pdf.add_page([PdfBuilder.text(290, 810, 8, "1")], jpeg=scanned(image, seed=7))
+    return pdf.build()
+
+
+def decompression_bomb() -> bytes:
+    """A tiny PNG header promising 20000 x 20000 pixels."""
+    image = Image.new("1", (20000, 20000), 1)
+    return encode(image, "PNG")
+
+
+def generate(out: Path) -> dict[str, Sample]:
+    """Write every sample into ``out`` and return them by name (also saved as manifest.json)."""
+    out.mkdir(parents=True, exist_ok=True)
+    samples: dict[str, Sample] = {}
+
+    def put(sample: Sample, data: bytes) -> None:
+        (out / sample.path).write_bytes(data)
+        samples[sample.name] = sample
+
+    english = text_page(ENGLISH, cjk=False, title="Supplier Invoices")
+    chinese = text_page(CHINESE, cjk=True)
+    mixed = text_page(MIXED, cjk=True)
+    columns = two_column_page()
+    table = table_page()
+    clean = {
+        "english": (english, "eng", ["Supplier Invoices", *ENGLISH]),
+        "chinese": (chinese, "chi_sim", CHINESE),
+        "mixed": (mixed, "eng+chi_sim", MIXED),
+        "two_column": (columns, "eng", ["Two Column Report", *LEFT_COLUMN, *RIGHT_COLUMN]),
+        "table": (table, "eng", ["Table 1: Fruit prices"]),
+    }
+    for seed, (name, (image, lang, text)) in enumerate(clean.items()):
+        tbl = TABLE if name == "table" else []
+        put(Sample(name, f"{name}.png", "clean", lang, text, tbl), encode(image, "PNG"))
+        put(Sample(f"{name}_scan", f"{name}_scan.jpg", "scan", lang, text, tbl), scanned(image, seed))
+
+    put(Sample("english_webp", "english.webp", "clean", "eng", ["Supplier Invoices", *ENGLISH]), encode(english, "WEBP"))
+    put(Sample("english_bmp", "english.bmp", "clean", "eng", ["Supplier Invoices", *ENGLISH]), encode(english, "BMP"))
+    tiff = io.BytesIO()
+    english.convert("L").save(tiff, "TIFF", save_all=True, append_images=[chinese.convert("L")], dpi=(DPI, DPI))
+    put(Sample("multipage_tiff", "pages.tif", "clean", "eng+chi_sim", pages=2), tiff.getvalue())
+
+    put(
+        Sample("born_digital", "born_digital.pdf", "text_layer", "eng", ["Supplier Invoices", *ENGLISH], TABLE, 3),
+        born_digital_pdf(3),
+    )
+    put(Sample("scanned_pdf", "scanned.pdf", "scan", "eng", ["Supplier Invoices", *ENGLISH]), scanned_pdf(english))
+    put(Sample("long_pdf", "long.pdf", "text_layer", "eng", pages=30), born_digital_pdf(30))
+
+    bad = {
+        "empty": ("empty.pdf", b"", "empty"),
+        "truncated_png": ("truncated.png", encode(english, "PNG")[:3000], "corrupt"),
+        "truncated_pdf": ("truncated.pdf", born_digital_pdf(3)[:200], "corrupt"),
+        "corrupt_pdf": ("corrupt.pdf", b"%PDF-1.7\n" + bytes(random.Random(1).randrange(256) for _ in range(4000)), "corrupt"),
+        "encrypted_pdf": ("encrypted.pdf", _encrypted(), "encrypted_pdf"),
+        "unsupported_gif": ("picture.png", encode(Image.new("RGB", (10, 10)), "GIF"), "unsupported_type"),
+        "unsupported_text": ("notes.pdf", b"just some plain text, not a PDF at all\n", "unsupported_type"),
+        "bomb": ("bomb.png", decompression_bomb(), "too_many_pixels"),
+        "too_many_pages": ("many.pdf", born_digital_pdf(12), "too_many_pages"),
+    }
+    for name, (path, data, code) in bad.items():
+        put(Sample(name, path, "bad", error_code=code), data)
+
+    (out / "manifest.json").write_text(json.dumps({k: asdict(v) for k, v in samples.items()}, indent=1))
+    return samples
+
+
+def _encrypted() -> bytes:
+    pdf = PdfBuilder()
+    pdf.add_page([PdfBuilder.text(72, 72, 12, "secret")])
+    return pdf.build(encrypt=True)
+
+
+def load_manifest(folder: Path) -> dict[str, Sample]:
+    raw = json.loads((folder / "manifest.json").read_text())
+    return {k: Sample(**v) for k, v in raw.items()}
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "samples")
+    for sample in generate(target).values():
+        print(f"{sample.kind:10} {sample.path}")
