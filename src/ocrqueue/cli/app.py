@@ -1,0 +1,223 @@
+"""Typer application: `serve`, `worker`, `db`, `tasks`."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ocrqueue.cli.runtime import (
+    configure_logging,
+    open_configured_store,
+    prepare_database,
+    run_workers_until_signalled,
+    task_registry,
+)
+from ocrqueue.queue import QueueConfig, TaskSpec, TaskStatus, Worker
+from ocrqueue.queue.migrate import current_revision, head_revision
+from ocrqueue.settings import Settings
+
+app = typer.Typer(
+    help="ocrqueue: a self-hosted document OCR service on a durable task queue.\n\n"
+    "Exit codes: 0 success, 1 a task or command failed, 2 bad usage, 3 not found.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+db_app = typer.Typer(help="Database schema and maintenance.", no_args_is_help=True)
+tasks_app = typer.Typer(help="Inspect and steer tasks directly in the database.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(tasks_app, name="tasks")
+console = Console()
+
+EXIT_FAILED = 1
+EXIT_NOT_FOUND = 3
+
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log debug messages.")]
+Concurrency = Annotated[
+    int | None, typer.Option("--concurrency", "-c", min=1, help="Task slots per worker [default: settings].")
+]
+Kinds = Annotated[
+    list[str] | None, typer.Option("--kind", "-k", help="Task kind to claim; repeat for several [default: all].")
+]
+
+
+def _worker(settings: Settings, concurrency: int | None, kinds: list[str] | None) -> Worker:
+    config = settings.queue_config()
+    if concurrency is not None:
+        config = QueueConfig(**{**config.__dict__, "concurrency": concurrency})
+    store = open_configured_store(settings)
+    return Worker(store, task_registry(), config, kinds=kinds or settings.worker_kinds or None)
+
+
+@app.command()
+def worker(verbose: Verbose = False, concurrency: Concurrency = None, kinds: Kinds = None) -> None:
+    """Run task slots on this machine until SIGTERM (graceful) or a second signal (release at once).
+
+    Example: OCRQUEUE_DATABASE_URL=postgresql://ocr@db/ocr ocrqueue worker --concurrency 2
+    """
+    configure_logging(verbose)
+    settings = Settings()
+    runner = _worker(settings, concurrency, kinds)
+    console.print(f"worker {runner.worker_id} on {runner.store.backend}, kinds: {', '.join(runner.kinds)}")
+    run_workers_until_signalled([runner])
+
+
+@app.command()
+def serve(verbose: Verbose = False, concurrency: Concurrency = None) -> None:
+    """Run the service on this machine: embedded workers on the configured database.
+
+    The HTTP API and web page join this command when they exist; today it runs workers.
+    Example: ocrqueue serve
+    """
+    configure_logging(verbose)
+    settings = Settings()
+    runner = _worker(settings, concurrency, None)
+    console.print(
+        f"ocrqueue serving on {settings.resolved_database_url} with {runner.config.concurrency} task slots; "
+        "Ctrl-C stops"
+    )
+    run_workers_until_signalled([runner])
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply pending schema migrations (safe to run while workers are running).
+
+    Example: OCRQUEUE_DATABASE_URL=postgresql://postgres@localhost/ocr ocrqueue db upgrade
+    """
+    settings = Settings()
+    url = prepare_database(settings.model_copy(update={"auto_migrate": True}))
+    console.print(f"schema at revision {current_revision(url)} (newest {head_revision()})")
+
+
+@db_app.command("current")
+def db_current() -> None:
+    """Print the schema revision of the database and the newest this version knows."""
+    settings = Settings()
+    revision = current_revision(settings.resolved_database_url)
+    console.print(f"database: {revision or 'empty'}; newest: {head_revision()}")
+    if revision != head_revision():
+        raise typer.Exit(EXIT_FAILED)
+
+
+@db_app.command("prune")
+def db_prune(
+    days: Annotated[float | None, typer.Option(help="Age in days [default: settings.prune_after_days].")] = None,
+) -> None:
+    """Delete finished tasks (with their history) older than the given age."""
+    settings = Settings()
+    store = open_configured_store(settings)
+    total = 0
+    while deleted := store.prune((days or settings.prune_after_days) * 86400):
+        total += deleted
+    console.print(f"pruned {total} task(s)")
+
+
+@tasks_app.command("enqueue")
+def tasks_enqueue(
+    kind: Annotated[str, typer.Argument(help="Task kind, e.g. noop or sleep.")],
+    payload: Annotated[str, typer.Option(help="JSON payload.")] = "{}",
+    count: Annotated[int, typer.Option(min=1, help="How many identical tasks.")] = 1,
+    priority: Annotated[int, typer.Option(help="Higher runs first.")] = 0,
+    dedup_key: Annotated[str | None, typer.Option(help="Same key returns the same live task.")] = None,
+) -> None:
+    """Submit tasks of any registered kind (the OCR upload path is `ocrqueue submit`).
+
+    Example: ocrqueue tasks enqueue sleep --payload '{"pages": 3, "seconds_per_page": 1}'
+    """
+    try:
+        body = json.loads(payload)
+    except json.JSONDecodeError as exc:
+        console.print(f"[red]--payload is not valid JSON: {exc}[/red]")
+        raise typer.Exit(2) from exc
+    if kind not in task_registry():
+        console.print(f"[red]unknown task kind {kind!r}; known: {', '.join(task_registry().names())}[/red]")
+        raise typer.Exit(2)
+    store = open_configured_store(Settings())
+    specs = [TaskSpec(kind, body, priority=priority, dedup_key=dedup_key) for _ in range(count)]
+    for result in store.submit_many(specs):
+        console.print(f"{result.task.id} {'created' if result.created else 'existing'}")
+
+
+@tasks_app.command("list")
+def tasks_list(
+    status: Annotated[list[TaskStatus] | None, typer.Option(help="Filter by status; repeatable.")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
+    cursor: Annotated[str | None, typer.Option(help="Continue after this task id.")] = None,
+) -> None:
+    """List tasks, newest first."""
+    store = open_configured_store(Settings())
+    page = store.list_tasks(statuses=status, limit=limit, cursor=cursor)
+    table = Table("id", "kind", "status", "attempts", "progress", "error")
+    for t in page.tasks:
+        progress = f"{t.progress_done}/{t.progress_total}" if t.progress_total else str(t.progress_done)
+        table.add_row(t.id, t.kind, t.status, f"{t.attempts}/{t.max_attempts}", progress, t.error_message or "")
+    console.print(table)
+    if page.next_cursor:
+        console.print(f"more: --cursor {page.next_cursor}")
+
+
+@tasks_app.command("show")
+def tasks_show(task_id: str) -> None:
+    """Show one task with its event history."""
+    store = open_configured_store(Settings())
+    task = store.get(task_id)
+    if task is None:
+        console.print(f"[red]no task {task_id}[/red]")
+        raise typer.Exit(EXIT_NOT_FOUND)
+    for name, value in task.__dict__.items():
+        console.print(f"[bold]{name}[/bold]: {value}")
+    table = Table("at", "event", "attempt", "token", "worker", "detail")
+    for e in store.events(task_id):
+        table.add_row(
+            e.at.isoformat(), e.type, str(e.attempt), str(e.lease_token), e.worker_id or "", json.dumps(e.detail)
+        )
+    console.print(table)
+
+
+@tasks_app.command("cancel")
+def tasks_cancel(task_id: str) -> None:
+    """Cancel a task: pending ones at once, running ones at their worker's next check."""
+    task = open_configured_store(Settings()).cancel(task_id)
+    if task is None:
+        console.print(f"[red]no task {task_id}[/red]")
+        raise typer.Exit(EXIT_NOT_FOUND)
+    console.print(f"{task.id}: {task.status}{' (cancel requested)' if task.cancel_requested else ''}")
+
+
+@tasks_app.command("retry")
+def tasks_retry(task_id: str) -> None:
+    """Move a dead-lettered task back to pending."""
+    task = open_configured_store(Settings()).requeue(task_id)
+    if task is None:
+        console.print(f"[red]task {task_id} is not in dead_letter[/red]")
+        raise typer.Exit(EXIT_FAILED)
+    console.print(f"{task.id}: {task.status}")
+
+
+@tasks_app.command("wait")
+def tasks_wait(task_id: str, timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 600.0) -> None:
+    """Wait until a task reaches a terminal state; exit 0 only if it completed."""
+    store = open_configured_store(Settings())
+    deadline = time.monotonic() + timeout
+    while (task := store.get(task_id)) is not None and not task.status.terminal:
+        if time.monotonic() > deadline:
+            console.print(f"[red]{task_id} still {task.status} after {timeout}s[/red]")
+            raise typer.Exit(EXIT_FAILED)
+        time.sleep(0.2)
+    if task is None:
+        raise typer.Exit(EXIT_NOT_FOUND)
+    console.print(f"{task.id}: {task.status} {task.error_message or ''}")
+    if task.status is not TaskStatus.COMPLETED:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def main() -> None:
+    app()
+
+
+__all__ = ["app", "main"]

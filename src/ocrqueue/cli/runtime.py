@@ -1,0 +1,68 @@
+"""Shared start-up for commands: settings, logging, migrations, the store and the task kinds."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from types import FrameType
+
+from rich.logging import RichHandler
+
+from ocrqueue.queue import Registry, Store, Worker, open_store, upgrade
+from ocrqueue.queue.kinds import register_builtin_kinds
+from ocrqueue.settings import Settings
+
+
+def configure_logging(verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(name)s: %(message)s",
+        handlers=[RichHandler(show_path=False, rich_tracebacks=True)],
+        force=True,
+    )
+
+
+def prepare_database(settings: Settings) -> str:
+    """Create the data directory and bring the schema up to date when auto_migrate is on."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    url = settings.resolved_database_url
+    if settings.auto_migrate:
+        upgrade(url)
+    return url
+
+
+def open_configured_store(settings: Settings) -> Store:
+    return open_store(
+        prepare_database(settings),
+        pool_size=settings.worker_concurrency + 4,
+        default_max_attempts=settings.max_attempts,
+    )
+
+
+def task_registry() -> Registry:
+    """Every task kind this installation can run."""
+    return register_builtin_kinds(Registry())
+
+
+def run_workers_until_signalled(workers: list[Worker]) -> None:
+    """First SIGTERM/SIGINT: graceful stop. A second one: release running tasks at once."""
+    signals_seen = 0
+    done = threading.Event()
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        nonlocal signals_seen
+        signals_seen += 1
+        logging.getLogger("ocrqueue").info(
+            "%s received: %s", signal.Signals(signum).name, "stopping" if signals_seen == 1 else "releasing now"
+        )
+        for worker in workers:
+            worker.stop(release_now=signals_seen > 1)
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
+    threads = [worker.start() for worker in workers]
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(timeout=0.5)
+    done.set()

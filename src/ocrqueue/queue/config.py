@@ -1,0 +1,42 @@
+"""Tuning knobs of the queue library, with the defaults it ships.
+
+| option                  | default | meaning                                                       |
+|-------------------------|---------|---------------------------------------------------------------|
+| lease_seconds           | 20      | a claim lasts this long without a heartbeat                   |
+| heartbeat_seconds       | 5       | how often a worker renews all its leases in one statement     |
+| reaper_seconds          | 10      | mean reaper interval, jittered ±50% per worker                |
+| poll_seconds            | 1       | longest idle wait between claims when no wake-up arrives      |
+| shutdown_grace_seconds  | 10      | on SIGTERM, time running tasks get before they are released   |
+| concurrency             | 4       | task slots (threads) per worker                               |
+| max_attempts            | 4       | default attempts per task (1 + 3 retries)                     |
+| backoff_base_seconds    | 2       | retry wait is full jitter over min(cap, base * 2**attempts)   |
+| backoff_cap_seconds     | 3600    |                                                               |
+
+With these defaults a SIGKILLed worker's task is running again within
+lease (20 s) + reaper interval (at most 15 s) = 35 s, under the 45 s promise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class QueueConfig:
+    lease_seconds: float = 20.0
+    heartbeat_seconds: float = 5.0
+    reaper_seconds: float = 10.0
+    poll_seconds: float = 1.0
+    shutdown_grace_seconds: float = 10.0
+    concurrency: int = 4
+    max_attempts: int = 4
+    backoff_base_seconds: float = 2.0
+    backoff_cap_seconds: float = 3600.0
+
+    def __post_init__(self) -> None:
+        if self.heartbeat_seconds * 2 > self.lease_seconds:
+            raise ValueError("heartbeat_seconds must be at most half of lease_seconds")
+        if self.concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if self.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")

@@ -1,0 +1,86 @@
+"""What a handler gets: its payload and fenced ways to report back."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from functools import cached_property
+
+from ocrqueue.queue.errors import LeaseLost, TaskCancelled
+from ocrqueue.queue.models import JSON, Lease, Task
+from ocrqueue.queue.store import Store
+
+
+class TaskContext:
+    """Every write goes through the lease; once the lease is known to be lost, calls raise at once."""
+
+    def __init__(self, store: Store, task: Task, lease: Lease) -> None:
+        self._store = store
+        self.task = task
+        self.lease = lease
+        self._lost = threading.Event()
+        self._cancel_requested = threading.Event()
+
+    @property
+    def payload(self) -> JSON:
+        return self.task.payload
+
+    @property
+    def attempt(self) -> int:
+        """1 on the first run; a retried or recovered task sees a higher number."""
+        return self.task.attempts
+
+    @cached_property
+    def checkpoints(self) -> Mapping[int, JSON]:
+        """Work saved by earlier attempts, by sequence number (e.g. page index)."""
+        return {cp.seq: cp.data for cp in self._store.checkpoints(self.task.id)}
+
+    # -- signals from the worker's heartbeat --------------------------------------------------
+    def mark_lost(self) -> None:
+        self._lost.set()
+
+    def mark_cancel_requested(self) -> None:
+        self._cancel_requested.set()
+
+    @property
+    def lost(self) -> bool:
+        return self._lost.is_set()
+
+    def _check_lease(self) -> None:
+        if self._lost.is_set():
+            raise LeaseLost(f"task {self.task.id}: lease {self.lease.token} was lost")
+
+    # -- fenced calls -----------------------------------------------------------------------
+    def report_progress(self, done: int, total: int | None = None, step: str | None = None) -> None:
+        self._check_lease()
+        try:
+            if self._store.progress(self.lease, done, total, step):
+                self._cancel_requested.set()
+        except LeaseLost:
+            self._lost.set()
+            raise
+
+    def save_checkpoint(self, seq: int, data: JSON) -> None:
+        self._check_lease()
+        try:
+            self._store.checkpoint(self.lease, seq, data)
+        except LeaseLost:
+            self._lost.set()
+            raise
+
+    def cancel_requested(self) -> bool:
+        """Asks the database (fenced), so a handler between pages sees a cancel promptly."""
+        self._check_lease()
+        if self._cancel_requested.is_set():
+            return True
+        try:
+            if self._store.is_cancel_requested(self.lease):
+                self._cancel_requested.set()
+        except LeaseLost:
+            self._lost.set()
+            raise
+        return self._cancel_requested.is_set()
+
+    def raise_if_cancelled(self) -> None:
+        if self.cancel_requested():
+            raise TaskCancelled(f"task {self.task.id} was cancelled")

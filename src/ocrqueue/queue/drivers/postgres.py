@@ -1,0 +1,365 @@
+"""PostgreSQL driver: psycopg 3 with a connection pool, autocommit single statements, LISTEN/NOTIFY."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import psycopg
+import psycopg_pool
+
+from ocrqueue.queue.drivers import postgres_sql as sql
+from ocrqueue.queue.drivers.rows import (
+    checkpoint_from_row,
+    counts_from_rows,
+    dumps,
+    event_from_row,
+    task_from_row,
+    worker_from_row,
+)
+from ocrqueue.queue.errors import LeaseLost
+from ocrqueue.queue.models import (
+    JSON,
+    Checkpoint,
+    ClaimedTask,
+    CompleteResult,
+    Event,
+    FailOutcome,
+    FailResult,
+    HeartbeatResult,
+    Lease,
+    ReapResult,
+    SubmitResult,
+    Task,
+    TaskPage,
+    TaskSpec,
+    TaskStatus,
+    WorkerInfo,
+    new_task_id,
+)
+from ocrqueue.queue.store import Store
+
+log = logging.getLogger(__name__)
+Params = dict[str, Any]
+
+
+class PostgresStore(Store):
+    backend = "postgresql"
+
+    def __init__(self, conninfo: str, *, pool_size: int = 8) -> None:
+        super().__init__()
+        self._conninfo = conninfo
+        self._pool = psycopg_pool.ConnectionPool(
+            conninfo,
+            min_size=1,
+            max_size=max(2, pool_size),
+            kwargs={"autocommit": True},
+            timeout=10.0,
+            reconnect_timeout=0,
+            open=True,
+            name="ocrqueue",
+        )
+        self._listener: threading.Thread | None = None
+        self._closing = threading.Event()
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _is_retryable_db_error(self, exc: BaseException) -> bool:
+        return isinstance(
+            exc,
+            psycopg.OperationalError
+            | psycopg_pool.PoolTimeout
+            | psycopg.errors.SerializationFailure
+            | psycopg.errors.DeadlockDetected,
+        )
+
+    def _fetch(self, statement: str, params: Params | None = None, what: str = "query") -> list[tuple[Any, ...]]:
+        def run() -> list[tuple[Any, ...]]:
+            with self._pool.connection() as conn, conn.cursor() as cur:
+                cur.execute(statement, params)
+                return cur.fetchall() if cur.description is not None else []
+
+        return self._retrying(run, what)
+
+    def _execute(self, statement: str, params: Params | None = None, what: str = "statement") -> int:
+        def run() -> int:
+            with self._pool.connection() as conn, conn.cursor() as cur:
+                cur.execute(statement, params)
+                return cur.rowcount
+
+        return self._retrying(run, what)
+
+    def _lease_lost(self, lease: Lease, operation: str) -> LeaseLost:
+        self._execute(
+            sql.RECORD_REJECTED_WRITE,
+            {"id": lease.task_id, "token": lease.token, "worker_id": lease.worker_id, "operation": operation},
+            "record rejected write",
+        )
+        return LeaseLost(f"task {lease.task_id}: lease {lease.token} is no longer held ({operation} rejected)")
+
+    def start_listening(self) -> None:
+        if self._listener is None:
+            self._listener = threading.Thread(target=self._listen, name="ocrqueue-listen", daemon=True)
+            self._listener.start()
+
+    def _listen(self) -> None:
+        delay = 0.1
+        while not self._closing.is_set():
+            try:
+                with psycopg.connect(self._conninfo, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {sql.NOTIFY_CHANNEL}")
+                    delay = 0.1
+                    self._wake_local()  # notifications may have been missed while disconnected
+                    while not self._closing.is_set():
+                        for _ in conn.notifies(timeout=1.0, stop_after=64):
+                            self._wake_local()
+            except psycopg.OperationalError as exc:
+                log.warning("LISTEN connection lost (%s); reconnecting in %.1fs", exc, delay)
+                self._closing.wait(delay)
+                delay = min(delay * 2, 5.0)
+
+    # -- submitting -------------------------------------------------------------------------
+    def submit_many(self, specs: Sequence[TaskSpec]) -> list[SubmitResult]:
+        if not specs:
+            return []
+        ids = [new_task_id() for _ in specs]
+        params: Params = {
+            "ids": ids,
+            "kinds": [s.kind for s in specs],
+            "priorities": [s.priority for s in specs],
+            "payloads": [dumps(s.payload) for s in specs],
+            "tenants": [s.tenant for s in specs],
+            "dedup_keys": [s.dedup_key for s in specs],
+            "max_attempts": [s.max_attempts or self.default_max_attempts for s in specs],
+            "delays": [float(max(0.0, s.delay_seconds)) for s in specs],
+        }
+        for _ in range(5):
+            created = {row[0]: task_from_row(row) for row in self._fetch(sql.SUBMIT_MANY, params, "submit")}
+            # A retry after a lost reply finds its own rows by id: those were created by us.
+            missing = [i for i in ids if i not in created]
+            if missing:
+                for row in self._fetch(sql.GET_BY_IDS, {"ids": missing}, "submit lookup"):
+                    created[row[0]] = task_from_row(row)
+            keys = [s.dedup_key for i, s in zip(ids, specs, strict=True) if i not in created and s.dedup_key]
+            existing: dict[str, Task] = {}
+            if keys:
+                for row in self._fetch(sql.GET_LIVE_BY_DEDUP, {"keys": keys}, "dedup lookup"):
+                    task = task_from_row(row)
+                    assert task.dedup_key is not None
+                    existing[task.dedup_key] = task
+            results: list[SubmitResult] = []
+            for task_id, spec in zip(ids, specs, strict=True):
+                if task_id in created:
+                    results.append(SubmitResult(created[task_id], True))
+                elif spec.dedup_key in existing:
+                    results.append(SubmitResult(existing[spec.dedup_key], False))
+                else:
+                    break  # the holder of the key was cancelled in between: insert again
+            else:
+                self._wake_local()
+                return results
+        raise RuntimeError("submit could not settle a dedup key after 5 tries")
+
+    # -- worker operations ------------------------------------------------------------------
+    def claim(
+        self, worker_id: str, limit: int, lease_seconds: float, kinds: Sequence[str] | None = None
+    ) -> list[ClaimedTask]:
+        params: Params = {"worker_id": worker_id, "limit": limit, "lease": lease_seconds}
+        statement = sql.CLAIM
+        if kinds is not None:
+            statement, params["kinds"] = sql.CLAIM_KINDS, list(kinds)
+        tasks = [task_from_row(row) for row in self._fetch(statement, params, "claim")]
+        return [ClaimedTask(t, Lease(t.id, t.lease_token, worker_id)) for t in tasks]
+
+    def heartbeat(self, worker_id: str, leases: Iterable[Lease], lease_seconds: float) -> HeartbeatResult:
+        leases = list(leases)
+        rows = self._fetch(
+            sql.HEARTBEAT,
+            {
+                "worker_id": worker_id,
+                "lease": lease_seconds,
+                "ids": [lease.task_id for lease in leases],
+                "tokens": [lease.token for lease in leases],
+            },
+            "heartbeat",
+        )
+        held = frozenset(row[0] for row in rows)
+        return HeartbeatResult(
+            held=held,
+            lost=frozenset(lease.task_id for lease in leases) - held,
+            cancel_requested=frozenset(row[0] for row in rows if row[1]),
+        )
+
+    def _fenced_params(self, lease: Lease) -> Params:
+        return {"id": lease.task_id, "token": lease.token}
+
+    def progress(self, lease: Lease, done: int, total: int | None, step: str | None) -> bool:
+        params = self._fenced_params(lease) | {"done": done, "total": total, "step": step}
+        rows = self._fetch(sql.PROGRESS, params, "progress")
+        if not rows:
+            raise self._lease_lost(lease, "progress")
+        return bool(rows[0][0])
+
+    def is_cancel_requested(self, lease: Lease) -> bool:
+        rows = self._fetch(sql.CANCEL_REQUESTED, self._fenced_params(lease), "cancel check")
+        if not rows:
+            raise self._lease_lost(lease, "cancel check")
+        return bool(rows[0][0])
+
+    def checkpoint(self, lease: Lease, seq: int, data: JSON) -> None:
+        params = self._fenced_params(lease) | {"seq": seq, "data": dumps(data)}
+        if not self._fetch(sql.CHECKPOINT, params, "checkpoint"):
+            raise self._lease_lost(lease, f"checkpoint {seq}")
+
+    def complete_many(self, items: Sequence[tuple[Lease, JSON]]) -> dict[str, CompleteResult | None]:
+        params: Params = {
+            "ids": [lease.task_id for lease, _ in items],
+            "tokens": [lease.token for lease, _ in items],
+            "results": [dumps(result) for _, result in items],
+        }
+        done = {row[0]: CompleteResult(TaskStatus(row[1])) for row in self._fetch(sql.COMPLETE_MANY, params)}
+        outcomes: dict[str, CompleteResult | None] = {}
+        for lease, _ in items:
+            if lease.task_id in done:
+                outcomes[lease.task_id] = done[lease.task_id]
+                continue
+            outcomes[lease.task_id] = self._own_earlier_finish(lease)
+            if outcomes[lease.task_id] is None:
+                self._lease_lost(lease, "complete")
+        return outcomes
+
+    def _own_earlier_finish(self, lease: Lease) -> CompleteResult | None:
+        """After a retried call, our first try may have landed: same token, already finished."""
+        rows = self._fetch(sql.LEASE_STATE, {"id": lease.task_id}, "lease state")
+        if rows and rows[0][1] == lease.token and rows[0][0] in ("completed", "cancelled"):
+            return CompleteResult(TaskStatus(rows[0][0]))
+        return None
+
+    def fail(self, lease: Lease, *, error_kind: str, message: str, retryable: bool, delay_seconds: float) -> FailResult:
+        params = self._fenced_params(lease) | {
+            "worker_id": lease.worker_id,
+            "error_kind": error_kind,
+            "message": message,
+            "retryable": retryable,
+            "delay": float(delay_seconds),
+        }
+        rows = self._fetch(sql.FAIL, params, "fail")
+        if not rows:
+            state = self._fetch(sql.LEASE_STATE, {"id": lease.task_id}, "lease state")
+            if not (state and state[0][1] == lease.token and state[0][0] != "running"):
+                raise self._lease_lost(lease, "fail")
+            rows = [(state[0][0],)]
+        status = TaskStatus(rows[0][0])
+        if status is TaskStatus.PENDING:
+            return FailResult(FailOutcome.RETRY, delay_seconds)
+        if status is TaskStatus.DEAD_LETTER:
+            return FailResult(FailOutcome.DEAD_LETTER)
+        return FailResult(FailOutcome.CANCELLED)
+
+    def release(self, worker_id: str, leases: Iterable[Lease]) -> list[str]:
+        leases = list(leases)
+        if not leases:
+            return []
+        rows = self._fetch(
+            sql.RELEASE,
+            {
+                "worker_id": worker_id,
+                "ids": [lease.task_id for lease in leases],
+                "tokens": [lease.token for lease in leases],
+            },
+            "release",
+        )
+        return [row[0] for row in rows]
+
+    # -- operator operations ----------------------------------------------------------------
+    def cancel(self, task_id: str) -> Task | None:
+        rows = self._fetch(sql.CANCEL, {"id": task_id}, "cancel")
+        return task_from_row(rows[0]) if rows else self.get(task_id)
+
+    def requeue(self, task_id: str) -> Task | None:
+        rows = self._fetch(sql.REQUEUE, {"id": task_id}, "requeue")
+        if not rows:
+            return None
+        self._wake_local()
+        return task_from_row(rows[0])
+
+    def delete(self, task_id: str) -> bool:
+        return self._execute(sql.DELETE, {"id": task_id}, "delete") > 0
+
+    def get(self, task_id: str) -> Task | None:
+        rows = self._fetch(sql.GET_BY_IDS, {"ids": [task_id]}, "get")
+        return task_from_row(rows[0]) if rows else None
+
+    def list_tasks(
+        self,
+        *,
+        statuses: Sequence[TaskStatus] | None = None,
+        kinds: Sequence[str] | None = None,
+        tenant: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> TaskPage:
+        params: Params = {
+            "statuses": [str(s) for s in statuses] if statuses else None,
+            "kinds": list(kinds) if kinds else None,
+            "tenant": tenant,
+            "cursor": cursor,
+            "limit": limit + 1,
+        }
+        where = [clause for name, clause in sql.LIST_FILTERS.items() if params[name] is not None]
+        statement = " ".join([sql.LIST_BASE, ("WHERE " + " AND ".join(where)) if where else "", sql.LIST_ORDER])
+        tasks = [task_from_row(row) for row in self._fetch(statement, params, "list")]
+        next_cursor = tasks[limit - 1].id if len(tasks) > limit else None
+        return TaskPage(tasks[:limit], next_cursor)
+
+    def events(self, task_id: str) -> list[Event]:
+        return [event_from_row(row) for row in self._fetch(sql.EVENTS, {"id": task_id}, "events")]
+
+    def checkpoints(self, task_id: str) -> list[Checkpoint]:
+        return [checkpoint_from_row(row) for row in self._fetch(sql.CHECKPOINTS, {"id": task_id})]
+
+    def counts_by_status(self) -> dict[TaskStatus, int]:
+        return counts_from_rows(self._fetch(sql.COUNTS, None, "counts"))
+
+    # -- maintenance ------------------------------------------------------------------------
+    def reap(self, limit: int = 1000) -> ReapResult:
+        rows = self._fetch(sql.REAP, {"limit": limit}, "reap")
+        by_status: dict[str, list[str]] = {"pending": [], "dead_letter": [], "cancelled": []}
+        for row in rows:
+            by_status[row[1]].append(row[0])
+        if by_status["pending"]:
+            self._wake_local()
+        return ReapResult(by_status["pending"], by_status["dead_letter"], by_status["cancelled"])
+
+    def prune(self, older_than_seconds: float, limit: int = 10_000) -> int:
+        deleted = self._execute(sql.PRUNE, {"age": older_than_seconds, "limit": limit}, "prune")
+        self._execute(sql.PRUNE_WORKERS, {"age": older_than_seconds}, "prune workers")
+        return deleted
+
+    def register_worker(self, worker_id: str, host: str, pid: int, concurrency: int, kinds: Sequence[str]) -> None:
+        params = {"id": worker_id, "host": host, "pid": pid, "concurrency": concurrency, "kinds": dumps(list(kinds))}
+        self._execute(sql.REGISTER_WORKER, params, "register worker")
+
+    def stop_worker(self, worker_id: str) -> None:
+        self._execute(sql.STOP_WORKER, {"id": worker_id}, "stop worker")
+
+    def workers(self, host: str | None = None, live_only: bool = False) -> list[WorkerInfo]:
+        rows = self._fetch(sql.WORKERS, {"host": host, "live_only": live_only}, "workers")
+        return [worker_from_row(row) for row in rows]
+
+    def expire_worker_leases(self, worker_ids: Sequence[str]) -> int:
+        if not worker_ids:
+            return 0
+        expired = self._execute(sql.EXPIRE_WORKER_LEASES, {"ids": list(worker_ids)}, "expire leases")
+        self._execute(sql.MARK_WORKERS_STOPPED, {"ids": list(worker_ids)}, "mark workers stopped")
+        return expired
+
+    def now(self) -> float:
+        return float(self._fetch(sql.NOW)[0][0])
+
+    def close(self) -> None:
+        self._closing.set()
+        if self._listener is not None:
+            self._listener.join(timeout=3)
+        self._pool.close()

@@ -1,0 +1,328 @@
+"""Every statement the PostgreSQL driver sends, by name.
+
+Each is a single statement: data-modifying CTEs write the task row and its history together.
+Times are `now()`: the database clock (invariant 3). Worker writes after a claim all carry
+`lease_token` and `status = 'running'` (invariant 2).
+"""
+
+from __future__ import annotations
+
+from ocrqueue.queue.drivers.columns import task_columns
+
+NOTIFY_CHANNEL = "ocrqueue_tasks"
+COLS = task_columns()
+T_COLS = task_columns("t.")
+
+SUBMIT_MANY = f"""
+WITH input AS (
+    SELECT * FROM unnest(
+        %(ids)s::text[], %(kinds)s::text[], %(priorities)s::int[], %(payloads)s::jsonb[],
+        %(tenants)s::text[], %(dedup_keys)s::text[], %(max_attempts)s::int[], %(delays)s::float8[]
+    ) WITH ORDINALITY AS i(id, kind, priority, payload, tenant, dedup_key, max_attempts, delay, ord)
+), ins AS (
+    INSERT INTO ocrq_tasks (id, kind, status, priority, payload, tenant, dedup_key, max_attempts,
+                            run_at, created_at, updated_at)
+    SELECT id, kind, 'pending', priority, payload, tenant, dedup_key, max_attempts,
+           now() + make_interval(secs => delay), now(), now()
+    FROM input ORDER BY ord
+    ON CONFLICT DO NOTHING
+    RETURNING {COLS}
+), ev AS (
+    INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, detail)
+    SELECT id, 'submitted', now(), 0, 0, '{{}}'::jsonb FROM ins
+)
+SELECT {COLS}, pg_notify('{NOTIFY_CHANNEL}', kind) FROM ins
+"""
+
+GET_BY_IDS = f"SELECT {COLS} FROM ocrq_tasks WHERE id = ANY(%(ids)s)"
+
+GET_LIVE_BY_DEDUP = f"""
+SELECT {COLS} FROM ocrq_tasks
+WHERE dedup_key = ANY(%(keys)s) AND status <> 'cancelled'
+"""
+
+_CLAIM = """
+WITH next AS (
+    SELECT id FROM ocrq_tasks
+    WHERE status = 'pending' AND run_at <= now() {kind_filter}
+    ORDER BY priority DESC, run_at, id
+    LIMIT %(limit)s
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE ocrq_tasks t
+    SET status = 'running', attempts = t.attempts + 1, lease_token = t.lease_token + 1,
+        worker_id = %(worker_id)s, lease_expires_at = now() + make_interval(secs => %(lease)s),
+        started_at = coalesce(t.started_at, now()), updated_at = now()
+    FROM next WHERE t.id = next.id
+    RETURNING {cols}
+), ev AS (
+    INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+    SELECT id, 'claimed', now(), attempts, lease_token, worker_id, '{{}}'::jsonb FROM claimed
+)
+SELECT {plain_cols} FROM claimed ORDER BY priority DESC, run_at, id
+"""
+CLAIM = _CLAIM.format(kind_filter="", cols=T_COLS, plain_cols=COLS)
+CLAIM_KINDS = _CLAIM.format(kind_filter="AND kind = ANY(%(kinds)s)", cols=T_COLS, plain_cols=COLS)
+
+HEARTBEAT = """
+WITH renewed AS (
+    UPDATE ocrq_tasks t
+    SET lease_expires_at = now() + make_interval(secs => %(lease)s), updated_at = now()
+    FROM unnest(%(ids)s::text[], %(tokens)s::bigint[]) AS h(id, token)
+    WHERE t.id = h.id AND t.lease_token = h.token AND t.status = 'running'
+    RETURNING t.id, t.cancel_requested
+), seen AS (
+    UPDATE ocrq_workers SET last_seen_at = now() WHERE id = %(worker_id)s
+)
+SELECT id, cancel_requested FROM renewed
+"""
+
+PROGRESS = """
+UPDATE ocrq_tasks
+SET progress_done = %(done)s, progress_total = %(total)s, progress_step = %(step)s, updated_at = now()
+WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running'
+RETURNING cancel_requested
+"""
+
+CANCEL_REQUESTED = """
+SELECT cancel_requested FROM ocrq_tasks
+WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running'
+"""
+
+# FOR SHARE makes the fence linearisable: a concurrent claim of the same row waits for this
+# write, or this write waits for the claim and then sees the new token and inserts nothing.
+CHECKPOINT = """
+WITH owner AS (
+    SELECT id, lease_token FROM ocrq_tasks
+    WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running'
+    FOR SHARE
+)
+INSERT INTO ocrq_checkpoints (task_id, seq, data, lease_token, created_at)
+SELECT id, %(seq)s, %(data)s::jsonb, lease_token, now() FROM owner
+ON CONFLICT (task_id, seq) DO UPDATE
+SET data = excluded.data, lease_token = excluded.lease_token, created_at = excluded.created_at
+WHERE ocrq_checkpoints.lease_token <= excluded.lease_token
+RETURNING seq
+"""
+
+COMPLETE_MANY = """
+WITH done AS (
+    UPDATE ocrq_tasks t
+    SET status = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE 'completed' END,
+        result = CASE WHEN t.cancel_requested THEN NULL ELSE c.result END,
+        error_kind = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE NULL END,
+        error_message = CASE WHEN t.cancel_requested THEN 'cancelled while running' ELSE NULL END,
+        progress_done = CASE WHEN t.cancel_requested THEN t.progress_done
+                             ELSE coalesce(t.progress_total, t.progress_done) END,
+        lease_expires_at = NULL, finished_at = now(), updated_at = now()
+    FROM unnest(%(ids)s::text[], %(tokens)s::bigint[], %(results)s::jsonb[]) AS c(id, token, result)
+    WHERE t.id = c.id AND t.lease_token = c.token AND t.status = 'running'
+    RETURNING t.id, t.status, t.attempts, t.lease_token, t.worker_id
+), ev AS (
+    INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+    SELECT id, status, now(), attempts, lease_token, worker_id, '{}'::jsonb FROM done
+)
+SELECT id, status FROM done
+"""
+
+FAIL = """
+WITH failed AS (
+    UPDATE ocrq_tasks t
+    SET status = CASE WHEN t.cancel_requested THEN 'cancelled'
+                      WHEN NOT %(retryable)s OR t.attempts >= t.max_attempts THEN 'dead_letter'
+                      ELSE 'pending' END,
+        run_at = now() + make_interval(secs => %(delay)s),
+        error_kind = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE %(error_kind)s END,
+        error_message = CASE WHEN t.cancel_requested THEN 'cancelled while running' ELSE %(message)s END,
+        worker_id = CASE WHEN t.cancel_requested OR NOT %(retryable)s OR t.attempts >= t.max_attempts
+                         THEN t.worker_id ELSE NULL END,
+        lease_expires_at = NULL, updated_at = now(),
+        finished_at = CASE WHEN t.cancel_requested OR NOT %(retryable)s OR t.attempts >= t.max_attempts
+                           THEN now() ELSE NULL END
+    WHERE t.id = %(id)s AND t.lease_token = %(token)s AND t.status = 'running'
+    RETURNING t.id, t.status, t.attempts, t.max_attempts, t.lease_token
+), ev AS (
+    INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+    SELECT id,
+           CASE status WHEN 'pending' THEN 'retried' WHEN 'dead_letter' THEN 'dead_lettered'
+                       ELSE 'cancelled' END,
+           now(), attempts, lease_token, %(worker_id)s,
+           jsonb_build_object('error_kind', %(error_kind)s::text, 'message', %(message)s::text,
+                              'delay_seconds', CASE WHEN status = 'pending' THEN %(delay)s END,
+                              'reason', CASE WHEN status <> 'dead_letter' THEN NULL
+                                             WHEN NOT %(retryable)s THEN 'permanent error'
+                                             ELSE 'attempts exhausted' END)
+    FROM failed
+)
+SELECT status FROM failed
+"""
+
+RELEASE = (
+    """
+WITH released AS (
+    UPDATE ocrq_tasks t
+    SET status = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE 'pending' END,
+        attempts = CASE WHEN t.cancel_requested THEN t.attempts ELSE t.attempts - 1 END,
+        error_kind = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE t.error_kind END,
+        error_message = CASE WHEN t.cancel_requested THEN 'cancelled while running' ELSE t.error_message END,
+        finished_at = CASE WHEN t.cancel_requested THEN now() ELSE NULL END,
+        worker_id = NULL, lease_expires_at = NULL, run_at = now(), updated_at = now()
+    FROM unnest(%(ids)s::text[], %(tokens)s::bigint[]) AS h(id, token)
+    WHERE t.id = h.id AND t.lease_token = h.token AND t.status = 'running'
+    RETURNING t.id, t.kind, t.status, t.attempts, t.lease_token
+), ev AS (
+    INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+    SELECT id, CASE status WHEN 'pending' THEN 'released' ELSE 'cancelled' END,
+           now(), attempts, lease_token, %(worker_id)s, '{}'::jsonb
+    FROM released
+)
+SELECT id, pg_notify('"""
+    + NOTIFY_CHANNEL
+    + """', kind) FROM released
+"""
+)
+
+# A zombie's rejected write leaves a trace, so lost leases can be counted and explained later.
+RECORD_REJECTED_WRITE = """
+INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+SELECT id, 'lease_lost', now(), attempts, %(token)s, %(worker_id)s,
+       jsonb_build_object('reason', 'write rejected', 'operation', %(operation)s::text,
+                          'current_token', lease_token, 'current_status', status)
+FROM ocrq_tasks WHERE id = %(id)s
+"""
+
+LEASE_STATE = "SELECT status, lease_token FROM ocrq_tasks WHERE id = %(id)s"
+
+CANCEL = f"""
+WITH c AS (
+    UPDATE ocrq_tasks
+    SET status = CASE WHEN status = 'pending' THEN 'cancelled' ELSE status END,
+        cancel_requested = true,
+        error_kind = CASE WHEN status = 'pending' THEN 'cancelled' ELSE error_kind END,
+        error_message = CASE WHEN status = 'pending' THEN 'cancelled before it started' ELSE error_message END,
+        finished_at = CASE WHEN status = 'pending' THEN now() ELSE finished_at END,
+        updated_at = now()
+    WHERE id = %(id)s AND status IN ('pending', 'running') AND NOT cancel_requested
+    RETURNING {COLS}
+), ev AS (
+    INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+    SELECT id, CASE status WHEN 'cancelled' THEN 'cancelled' ELSE 'cancel_requested' END,
+           now(), attempts, lease_token, worker_id, '{{}}'::jsonb
+    FROM c
+)
+SELECT {COLS} FROM c
+"""
+
+REQUEUE = f"""
+WITH r AS (
+    UPDATE ocrq_tasks
+    SET status = 'pending', attempts = 0, cancel_requested = false, worker_id = NULL,
+        lease_expires_at = NULL, finished_at = NULL, run_at = now(), updated_at = now(),
+        progress_step = NULL
+    WHERE id = %(id)s AND status = 'dead_letter'
+    RETURNING {COLS}
+), ev AS (
+    INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, detail)
+    SELECT id, 'requeued', now(), 0, lease_token, '{{}}'::jsonb FROM r
+)
+SELECT {COLS}, pg_notify('{NOTIFY_CHANNEL}', kind) FROM r
+"""
+
+DELETE = "DELETE FROM ocrq_tasks WHERE id = %(id)s AND status IN ('completed', 'cancelled', 'dead_letter')"
+
+LIST_BASE = f"SELECT {COLS} FROM ocrq_tasks"
+LIST_FILTERS = {
+    "statuses": "status = ANY(%(statuses)s)",
+    "kinds": "kind = ANY(%(kinds)s)",
+    "tenant": "tenant = %(tenant)s",
+    "cursor": "id < %(cursor)s",
+}
+LIST_ORDER = "ORDER BY id DESC LIMIT %(limit)s"
+
+EVENTS = """
+SELECT id, task_id, type, at, attempt, lease_token, worker_id, detail
+FROM ocrq_events WHERE task_id = %(id)s ORDER BY id
+"""
+
+CHECKPOINTS = """
+SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints WHERE task_id = %(id)s ORDER BY seq
+"""
+
+COUNTS = "SELECT status, count(*) FROM ocrq_tasks GROUP BY status"
+
+REAP = (
+    """
+WITH expired AS (
+    SELECT id, worker_id AS old_worker FROM ocrq_tasks
+    WHERE status = 'running' AND lease_expires_at < now()
+    ORDER BY lease_expires_at
+    LIMIT %(limit)s
+    FOR UPDATE SKIP LOCKED
+), reaped AS (
+    UPDATE ocrq_tasks t
+    SET status = CASE WHEN t.cancel_requested THEN 'cancelled'
+                      WHEN t.attempts >= t.max_attempts THEN 'dead_letter' ELSE 'pending' END,
+        error_kind = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE 'lease_expired' END,
+        error_message = CASE WHEN t.cancel_requested THEN 'cancelled; its worker stopped responding'
+            ELSE format('lease expired on worker %%s during attempt %%s of %%s: the worker died or stalled',
+                        e.old_worker, t.attempts, t.max_attempts) END,
+        finished_at = CASE WHEN t.cancel_requested OR t.attempts >= t.max_attempts THEN now() ELSE NULL END,
+        worker_id = NULL, lease_expires_at = NULL, run_at = now(), updated_at = now()
+    FROM expired e WHERE t.id = e.id
+    RETURNING t.id, t.kind, t.status, t.attempts, t.lease_token, e.old_worker, t.error_message
+), ev AS (
+    INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+    SELECT id, 'lease_lost', now(), attempts, lease_token, old_worker,
+           jsonb_build_object('reason', 'lease expired')
+    FROM reaped
+    UNION ALL
+    SELECT id, CASE status WHEN 'pending' THEN 'retried' WHEN 'dead_letter' THEN 'dead_lettered'
+                           ELSE 'cancelled' END,
+           clock_timestamp(), attempts, lease_token, old_worker,
+           jsonb_build_object('error_kind', 'lease_expired', 'message', error_message, 'delay_seconds', 0)
+    FROM reaped
+)
+SELECT id, status, pg_notify('"""
+    + NOTIFY_CHANNEL
+    + """', kind) FROM reaped
+"""
+)
+
+PRUNE = """
+DELETE FROM ocrq_tasks WHERE id IN (
+    SELECT id FROM ocrq_tasks
+    WHERE status IN ('completed', 'cancelled', 'dead_letter')
+      AND finished_at < now() - make_interval(secs => %(age)s)
+    LIMIT %(limit)s
+)
+"""
+
+PRUNE_WORKERS = """
+DELETE FROM ocrq_workers
+WHERE coalesce(stopped_at, last_seen_at) < now() - make_interval(secs => %(age)s)
+"""
+
+REGISTER_WORKER = """
+INSERT INTO ocrq_workers (id, host, pid, concurrency, kinds, started_at, last_seen_at)
+VALUES (%(id)s, %(host)s, %(pid)s, %(concurrency)s, %(kinds)s::jsonb, now(), now())
+ON CONFLICT (id) DO UPDATE SET last_seen_at = now(), stopped_at = NULL
+"""
+
+STOP_WORKER = "UPDATE ocrq_workers SET stopped_at = now(), last_seen_at = now() WHERE id = %(id)s"
+
+WORKERS = """
+SELECT id, host, pid, concurrency, kinds, started_at, last_seen_at, stopped_at FROM ocrq_workers
+WHERE (%(host)s::text IS NULL OR host = %(host)s) AND (NOT %(live_only)s OR stopped_at IS NULL)
+ORDER BY started_at
+"""
+
+EXPIRE_WORKER_LEASES = """
+UPDATE ocrq_tasks SET lease_expires_at = now() - interval '1 microsecond', updated_at = now()
+WHERE status = 'running' AND worker_id = ANY(%(ids)s)
+"""
+
+MARK_WORKERS_STOPPED = """
+UPDATE ocrq_workers SET stopped_at = now() WHERE id = ANY(%(ids)s) AND stopped_at IS NULL
+"""
+
+NOW = "SELECT extract(epoch FROM now())::float8"

@@ -1,0 +1,480 @@
+"""SQLite driver: one connection per thread, WAL, short `BEGIN IMMEDIATE` transactions.
+
+Other processes' commits are noticed by polling `PRAGMA data_version` (a cheap read that changes
+whenever another connection commits), which wakes idle workers within a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ocrqueue.queue.drivers import sqlite_sql as sql
+from ocrqueue.queue.drivers.rows import (
+    checkpoint_from_row,
+    counts_from_rows,
+    dumps,
+    event_from_row,
+    task_from_row,
+    worker_from_row,
+)
+from ocrqueue.queue.errors import LeaseLost
+from ocrqueue.queue.models import (
+    JSON,
+    Checkpoint,
+    ClaimedTask,
+    CompleteResult,
+    Event,
+    EventType,
+    FailOutcome,
+    FailResult,
+    HeartbeatResult,
+    Lease,
+    ReapResult,
+    SubmitResult,
+    Task,
+    TaskPage,
+    TaskSpec,
+    TaskStatus,
+    WorkerInfo,
+    new_task_id,
+)
+from ocrqueue.queue.store import Store
+
+log = logging.getLogger(__name__)
+Params = dict[str, Any]
+_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+_DATA_VERSION_POLL_SECONDS = 0.005
+
+
+class SQLiteStore(Store):
+    backend = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self._path = path
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._closing = threading.Event()
+        self._watcher: threading.Thread | None = None
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self._path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        for pragma in sql.PRAGMAS:
+            conn.execute(pragma)
+        with self._connections_lock:
+            self._connections.append(conn)
+        return conn
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._connect()
+        return conn
+
+    def _is_retryable_db_error(self, exc: BaseException) -> bool:
+        return isinstance(exc, sqlite3.OperationalError) and exc.sqlite_errorcode in _BUSY_CODES
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One short write transaction, taking the write lock up front so it never deadlocks."""
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _read(self, statement: str, params: Params | None = None) -> list[tuple[Any, ...]]:
+        return self._retrying(lambda: self._conn.execute(statement, params or {}).fetchall(), "read")
+
+    @staticmethod
+    def _event(
+        conn: sqlite3.Connection,
+        task_id: str,
+        type_: EventType,
+        attempt: int,
+        lease_token: int,
+        worker_id: str | None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        conn.execute(
+            sql.EVENT,
+            {
+                "task_id": task_id,
+                "type": str(type_),
+                "attempt": attempt,
+                "lease_token": lease_token,
+                "worker_id": worker_id,
+                "detail": dumps(detail or {}),
+            },
+        )
+
+    def _lease_lost(self, lease: Lease, operation: str) -> LeaseLost:
+        def record() -> None:
+            with self._write() as conn:
+                row = conn.execute(sql.LEASE_STATE, {"id": lease.task_id}).fetchone()
+                if row is not None:
+                    detail = {
+                        "reason": "write rejected",
+                        "operation": operation,
+                        "current_token": row[1],
+                        "current_status": row[0],
+                    }
+                    self._event(conn, lease.task_id, EventType.LEASE_LOST, row[2], lease.token, lease.worker_id, detail)
+
+        self._retrying(record, "record rejected write")
+        return LeaseLost(f"task {lease.task_id}: lease {lease.token} is no longer held ({operation} rejected)")
+
+    def start_listening(self) -> None:
+        if self._watcher is None:
+            self._watcher = threading.Thread(target=self._watch, name="ocrqueue-sqlite-watch", daemon=True)
+            self._watcher.start()
+
+    def _watch(self) -> None:
+        conn = sqlite3.connect(self._path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        try:
+            version = conn.execute(sql.DATA_VERSION).fetchone()[0]
+            while not self._closing.wait(_DATA_VERSION_POLL_SECONDS):
+                current = conn.execute(sql.DATA_VERSION).fetchone()[0]
+                if current != version:
+                    version = current
+                    self._wake_local()
+        finally:
+            conn.close()
+
+    # -- submitting -------------------------------------------------------------------------
+    def submit_many(self, specs: Sequence[TaskSpec]) -> list[SubmitResult]:
+        if not specs:
+            return []
+        rows = [
+            {
+                "id": new_task_id(),
+                "kind": s.kind,
+                "priority": s.priority,
+                "payload": dumps(s.payload),
+                "tenant": s.tenant,
+                "dedup_key": s.dedup_key,
+                "max_attempts": s.max_attempts or self.default_max_attempts,
+                "delay": float(max(0.0, s.delay_seconds)),
+            }
+            for s in specs
+        ]
+
+        def run() -> list[SubmitResult]:
+            results: list[SubmitResult] = []
+            with self._write() as conn:
+                for params in rows:
+                    inserted = conn.execute(sql.SUBMIT_ONE, params).fetchone()
+                    if inserted is not None:
+                        conn.execute(sql.SUBMITTED_EVENT, {"id": params["id"]})
+                        results.append(SubmitResult(task_from_row(inserted), True))
+                        continue
+                    own = conn.execute(sql.GET_BY_ID, {"id": params["id"]}).fetchone()
+                    if own is not None:  # a retried call whose first try committed
+                        results.append(SubmitResult(task_from_row(own), True))
+                        continue
+                    existing = conn.execute(sql.GET_LIVE_BY_DEDUP, {"key": params["dedup_key"]}).fetchone()
+                    assert existing is not None, "insert conflicted but no live task holds the key"
+                    results.append(SubmitResult(task_from_row(existing), False))
+            return results
+
+        results = self._retrying(run, "submit")
+        self._wake_local()
+        return results
+
+    # -- worker operations ------------------------------------------------------------------
+    def claim(
+        self, worker_id: str, limit: int, lease_seconds: float, kinds: Sequence[str] | None = None
+    ) -> list[ClaimedTask]:
+        params: Params = {"worker_id": worker_id, "limit": limit, "lease": lease_seconds}
+        statement = sql.CLAIM
+        if kinds is not None:
+            statement, params["kinds"] = sql.CLAIM_KINDS, json.dumps(list(kinds))
+
+        def run() -> list[Task]:
+            with self._write() as conn:
+                tasks = [task_from_row(row) for row in conn.execute(statement, params).fetchall()]
+                for t in tasks:
+                    self._event(conn, t.id, EventType.CLAIMED, t.attempts, t.lease_token, worker_id)
+            return tasks
+
+        tasks = self._retrying(run, "claim")
+        tasks.sort(key=lambda t: (-t.priority, t.run_at, t.id))
+        return [ClaimedTask(t, Lease(t.id, t.lease_token, worker_id)) for t in tasks]
+
+    def heartbeat(self, worker_id: str, leases: Iterable[Lease], lease_seconds: float) -> HeartbeatResult:
+        leases = list(leases)
+        keys = json.dumps([f"{lease.task_id}:{lease.token}" for lease in leases])
+
+        def run() -> list[tuple[Any, ...]]:
+            with self._write() as conn:
+                conn.execute(sql.TOUCH_WORKER, {"worker_id": worker_id})
+                params = {"worker_id": worker_id, "lease": lease_seconds, "leases": keys}
+                return conn.execute(sql.HEARTBEAT, params).fetchall()
+
+        rows = self._retrying(run, "heartbeat")
+        held = frozenset(row[0] for row in rows)
+        return HeartbeatResult(
+            held=held,
+            lost=frozenset(lease.task_id for lease in leases) - held,
+            cancel_requested=frozenset(row[0] for row in rows if row[1]),
+        )
+
+    def _fenced_write(self, statement: str, params: Params, what: str) -> tuple[Any, ...] | None:
+        def run() -> tuple[Any, ...] | None:
+            with self._write() as conn:
+                row: tuple[Any, ...] | None = conn.execute(statement, params).fetchone()
+                return row
+
+        return self._retrying(run, what)
+
+    def progress(self, lease: Lease, done: int, total: int | None, step: str | None) -> bool:
+        params = {"id": lease.task_id, "token": lease.token, "done": done, "total": total, "step": step}
+        row = self._fenced_write(sql.PROGRESS, params, "progress")
+        if row is None:
+            raise self._lease_lost(lease, "progress")
+        return bool(row[0])
+
+    def is_cancel_requested(self, lease: Lease) -> bool:
+        rows = self._read(sql.CANCEL_REQUESTED, {"id": lease.task_id, "token": lease.token})
+        if not rows:
+            raise self._lease_lost(lease, "cancel check")
+        return bool(rows[0][0])
+
+    def checkpoint(self, lease: Lease, seq: int, data: JSON) -> None:
+        params = {"id": lease.task_id, "token": lease.token, "seq": seq, "data": dumps(data)}
+        if self._fenced_write(sql.CHECKPOINT, params, "checkpoint") is None:
+            raise self._lease_lost(lease, f"checkpoint {seq}")
+
+    def complete_many(self, items: Sequence[tuple[Lease, JSON]]) -> dict[str, CompleteResult | None]:
+        encoded = [(lease, dumps(result)) for lease, result in items]
+
+        def run() -> dict[str, CompleteResult | None]:
+            outcomes: dict[str, CompleteResult | None] = {}
+            with self._write() as conn:
+                for lease, result in encoded:
+                    params = {"id": lease.task_id, "token": lease.token, "result": result}
+                    row = conn.execute(sql.COMPLETE, params).fetchone()
+                    if row is None:
+                        outcomes[lease.task_id] = None
+                        continue
+                    status = TaskStatus(row[1])
+                    self._event(conn, row[0], EventType(str(status)), row[2], row[3], row[4])
+                    outcomes[lease.task_id] = CompleteResult(status)
+            return outcomes
+
+        outcomes = self._retrying(run, "complete")
+        for lease, _ in items:
+            if outcomes[lease.task_id] is None:
+                self._lease_lost(lease, "complete")
+        return outcomes
+
+    def fail(self, lease: Lease, *, error_kind: str, message: str, retryable: bool, delay_seconds: float) -> FailResult:
+        params = {
+            "id": lease.task_id,
+            "token": lease.token,
+            "error_kind": error_kind,
+            "message": message,
+            "retryable": retryable,
+            "delay": float(delay_seconds),
+        }
+
+        def run() -> TaskStatus | None:
+            with self._write() as conn:
+                row = conn.execute(sql.FAIL, params).fetchone()
+                if row is None:
+                    return None
+                status = TaskStatus(row[1])
+                event_type = {
+                    TaskStatus.PENDING: EventType.RETRIED,
+                    TaskStatus.DEAD_LETTER: EventType.DEAD_LETTERED,
+                }.get(status, EventType.CANCELLED)
+                detail: dict[str, Any] = {"error_kind": error_kind, "message": message}
+                if status is TaskStatus.PENDING:
+                    detail["delay_seconds"] = delay_seconds
+                elif status is TaskStatus.DEAD_LETTER:
+                    detail["reason"] = "permanent error" if not retryable else "attempts exhausted"
+                self._event(conn, row[0], event_type, row[2], row[4], lease.worker_id, detail)
+                return status
+
+        status = self._retrying(run, "fail")
+        if status is None:
+            raise self._lease_lost(lease, "fail")
+        if status is TaskStatus.PENDING:
+            return FailResult(FailOutcome.RETRY, delay_seconds)
+        if status is TaskStatus.DEAD_LETTER:
+            return FailResult(FailOutcome.DEAD_LETTER)
+        return FailResult(FailOutcome.CANCELLED)
+
+    def release(self, worker_id: str, leases: Iterable[Lease]) -> list[str]:
+        keys = json.dumps([f"{lease.task_id}:{lease.token}" for lease in leases])
+
+        def run() -> list[str]:
+            with self._write() as conn:
+                rows = conn.execute(sql.RELEASE, {"leases": keys}).fetchall()
+                for task_id, status, attempts, token in rows:
+                    released = status == TaskStatus.PENDING
+                    event_type = EventType.RELEASED if released else EventType.CANCELLED
+                    self._event(conn, task_id, event_type, attempts, token, worker_id)
+            return [row[0] for row in rows]
+
+        released = self._retrying(run, "release")
+        if released:
+            self._wake_local()
+        return released
+
+    # -- operator operations ----------------------------------------------------------------
+    def cancel(self, task_id: str) -> Task | None:
+        def run() -> Task | None:
+            with self._write() as conn:
+                row = conn.execute(sql.CANCEL, {"id": task_id}).fetchone()
+                if row is None:
+                    return None
+                task = task_from_row(row)
+                event_type = EventType.CANCELLED if task.status is TaskStatus.CANCELLED else EventType.CANCEL_REQUESTED
+                self._event(conn, task.id, event_type, task.attempts, task.lease_token, task.worker_id)
+                return task
+
+        return self._retrying(run, "cancel") or self.get(task_id)
+
+    def requeue(self, task_id: str) -> Task | None:
+        def run() -> Task | None:
+            with self._write() as conn:
+                row = conn.execute(sql.REQUEUE, {"id": task_id}).fetchone()
+                if row is None:
+                    return None
+                task = task_from_row(row)
+                self._event(conn, task.id, EventType.REQUEUED, 0, task.lease_token, None)
+                return task
+
+        task = self._retrying(run, "requeue")
+        if task is not None:
+            self._wake_local()
+        return task
+
+    def delete(self, task_id: str) -> bool:
+        def run() -> bool:
+            with self._write() as conn:
+                return conn.execute(sql.DELETE, {"id": task_id}).rowcount > 0
+
+        return self._retrying(run, "delete")
+
+    def get(self, task_id: str) -> Task | None:
+        rows = self._read(sql.GET_BY_ID, {"id": task_id})
+        return task_from_row(rows[0]) if rows else None
+
+    def list_tasks(
+        self,
+        *,
+        statuses: Sequence[TaskStatus] | None = None,
+        kinds: Sequence[str] | None = None,
+        tenant: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> TaskPage:
+        params: Params = {
+            "statuses": json.dumps([str(s) for s in statuses]) if statuses else None,
+            "kinds": json.dumps(list(kinds)) if kinds else None,
+            "tenant": tenant,
+            "cursor": cursor,
+            "limit": limit + 1,
+        }
+        where = [clause for name, clause in sql.LIST_FILTERS.items() if params[name] is not None]
+        statement = " ".join([sql.LIST_BASE, ("WHERE " + " AND ".join(where)) if where else "", sql.LIST_ORDER])
+        tasks = [task_from_row(row) for row in self._read(statement, params)]
+        next_cursor = tasks[limit - 1].id if len(tasks) > limit else None
+        return TaskPage(tasks[:limit], next_cursor)
+
+    def events(self, task_id: str) -> list[Event]:
+        return [event_from_row(row) for row in self._read(sql.EVENTS, {"id": task_id})]
+
+    def checkpoints(self, task_id: str) -> list[Checkpoint]:
+        return [checkpoint_from_row(row) for row in self._read(sql.CHECKPOINTS, {"id": task_id})]
+
+    def counts_by_status(self) -> dict[TaskStatus, int]:
+        return counts_from_rows(self._read(sql.COUNTS))
+
+    # -- maintenance ------------------------------------------------------------------------
+    def reap(self, limit: int = 1000) -> ReapResult:
+        def run() -> ReapResult:
+            result = ReapResult([], [], [])
+            with self._write() as conn:
+                for task_id, old_worker in conn.execute(sql.REAP_SELECT, {"limit": limit}).fetchall():
+                    row = conn.execute(sql.REAP_ONE, {"id": task_id, "old_worker": old_worker}).fetchone()
+                    if row is None:
+                        continue
+                    _, status, attempts, token, message = row
+                    self._event(
+                        conn, task_id, EventType.LEASE_LOST, attempts, token, old_worker, {"reason": "lease expired"}
+                    )
+                    outcome = {
+                        "pending": (EventType.RETRIED, result.requeued),
+                        "dead_letter": (EventType.DEAD_LETTERED, result.dead_lettered),
+                    }.get(status, (EventType.CANCELLED, result.cancelled))
+                    detail = {"error_kind": "lease_expired", "message": message, "delay_seconds": 0}
+                    self._event(conn, task_id, outcome[0], attempts, token, old_worker, detail)
+                    outcome[1].append(task_id)
+            return result
+
+        result = self._retrying(run, "reap")
+        if result.requeued:
+            self._wake_local()
+        return result
+
+    def prune(self, older_than_seconds: float, limit: int = 10_000) -> int:
+        def run() -> int:
+            with self._write() as conn:
+                deleted = conn.execute(sql.PRUNE, {"age": older_than_seconds, "limit": limit}).rowcount
+                conn.execute(sql.PRUNE_WORKERS, {"age": older_than_seconds})
+                return deleted
+
+        return self._retrying(run, "prune")
+
+    def register_worker(self, worker_id: str, host: str, pid: int, concurrency: int, kinds: Sequence[str]) -> None:
+        params = {"id": worker_id, "host": host, "pid": pid, "concurrency": concurrency, "kinds": dumps(list(kinds))}
+        self._retrying(lambda: self._conn.execute(sql.REGISTER_WORKER, params), "register worker")
+
+    def stop_worker(self, worker_id: str) -> None:
+        self._retrying(lambda: self._conn.execute(sql.STOP_WORKER, {"id": worker_id}), "stop worker")
+
+    def workers(self, host: str | None = None, live_only: bool = False) -> list[WorkerInfo]:
+        rows = self._read(sql.WORKERS, {"host": host, "live_only": live_only})
+        return [worker_from_row(row) for row in rows]
+
+    def expire_worker_leases(self, worker_ids: Sequence[str]) -> int:
+        if not worker_ids:
+            return 0
+        ids = json.dumps(list(worker_ids))
+
+        def run() -> int:
+            with self._write() as conn:
+                expired = conn.execute(sql.EXPIRE_WORKER_LEASES, {"ids": ids}).rowcount
+                conn.execute(sql.MARK_WORKERS_STOPPED, {"ids": ids})
+                return expired
+
+        return self._retrying(run, "expire leases")
+
+    def now(self) -> float:
+        return float(self._read(sql.SELECT_NOW)[0][0])
+
+    def close(self) -> None:
+        self._closing.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=3)
+        with self._connections_lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._local = threading.local()

@@ -1,0 +1,233 @@
+"""Every statement the SQLite driver sends, by name.
+
+SQLite has one writer at a time, so a claim needs no SKIP LOCKED: `UPDATE … WHERE id IN
+(SELECT … LIMIT n) RETURNING` inside `BEGIN IMMEDIATE` is atomic. Times are epoch seconds from
+SQLite's own clock (`julianday('now')`, constant within one statement). Multi-row inputs arrive as
+one JSON array parameter and are unpacked with `json_each`.
+"""
+
+from __future__ import annotations
+
+from ocrqueue.queue.drivers.columns import task_columns
+
+NOW = "((julianday('now') - 2440587.5) * 86400.0)"
+COLS = task_columns()
+
+PRAGMAS = (
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = NORMAL",
+    "PRAGMA foreign_keys = ON",
+    "PRAGMA busy_timeout = 30000",
+)
+
+SELECT_NOW = f"SELECT {NOW}"
+DATA_VERSION = "PRAGMA data_version"
+
+SUBMIT_ONE = f"""
+INSERT INTO ocrq_tasks (id, kind, status, priority, payload, tenant, dedup_key, max_attempts,
+                        run_at, created_at, updated_at)
+VALUES (:id, :kind, 'pending', :priority, :payload, :tenant, :dedup_key, :max_attempts,
+        {NOW} + :delay, {NOW}, {NOW})
+ON CONFLICT DO NOTHING
+RETURNING {COLS}
+"""
+
+SUBMITTED_EVENT = f"""
+INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, detail)
+VALUES (:id, 'submitted', {NOW}, 0, 0, '{{}}')
+"""
+
+GET_BY_ID = f"SELECT {COLS} FROM ocrq_tasks WHERE id = :id"
+
+GET_LIVE_BY_DEDUP = f"SELECT {COLS} FROM ocrq_tasks WHERE dedup_key = :key AND status <> 'cancelled'"
+
+_CLAIM = f"""
+UPDATE ocrq_tasks
+SET status = 'running', attempts = attempts + 1, lease_token = lease_token + 1,
+    worker_id = :worker_id, lease_expires_at = {NOW} + :lease,
+    started_at = coalesce(started_at, {NOW}), updated_at = {NOW}
+WHERE id IN (
+    SELECT id FROM ocrq_tasks
+    WHERE status = 'pending' AND run_at <= {NOW} {{kind_filter}}
+    ORDER BY priority DESC, run_at, id
+    LIMIT :limit
+)
+RETURNING {COLS}
+"""
+CLAIM = _CLAIM.format(kind_filter="")
+CLAIM_KINDS = _CLAIM.format(kind_filter="AND kind IN (SELECT value FROM json_each(:kinds))")
+
+EVENT = f"""
+INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+VALUES (:task_id, :type, {NOW}, :attempt, :lease_token, :worker_id, :detail)
+"""
+
+HEARTBEAT = f"""
+UPDATE ocrq_tasks
+SET lease_expires_at = {NOW} + :lease, updated_at = {NOW}
+WHERE status = 'running' AND worker_id = :worker_id
+  AND id || ':' || lease_token IN (SELECT value FROM json_each(:leases))
+RETURNING id, cancel_requested
+"""
+
+TOUCH_WORKER = f"UPDATE ocrq_workers SET last_seen_at = {NOW} WHERE id = :worker_id"
+
+PROGRESS = f"""
+UPDATE ocrq_tasks
+SET progress_done = :done, progress_total = :total, progress_step = :step, updated_at = {NOW}
+WHERE id = :id AND lease_token = :token AND status = 'running'
+RETURNING cancel_requested
+"""
+
+CANCEL_REQUESTED = """
+SELECT cancel_requested FROM ocrq_tasks WHERE id = :id AND lease_token = :token AND status = 'running'
+"""
+
+CHECKPOINT = f"""
+INSERT INTO ocrq_checkpoints (task_id, seq, data, lease_token, created_at)
+SELECT id, :seq, :data, lease_token, {NOW} FROM ocrq_tasks
+WHERE id = :id AND lease_token = :token AND status = 'running'
+ON CONFLICT (task_id, seq) DO UPDATE
+SET data = excluded.data, lease_token = excluded.lease_token, created_at = excluded.created_at
+WHERE ocrq_checkpoints.lease_token <= excluded.lease_token
+RETURNING seq
+"""
+
+COMPLETE = f"""
+UPDATE ocrq_tasks
+SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'completed' END,
+    result = CASE WHEN cancel_requested THEN NULL ELSE :result END,
+    error_kind = CASE WHEN cancel_requested THEN 'cancelled' ELSE NULL END,
+    error_message = CASE WHEN cancel_requested THEN 'cancelled while running' ELSE NULL END,
+    progress_done = CASE WHEN cancel_requested THEN progress_done
+                         ELSE coalesce(progress_total, progress_done) END,
+    lease_expires_at = NULL, finished_at = {NOW}, updated_at = {NOW}
+WHERE id = :id AND lease_token = :token AND status = 'running'
+RETURNING id, status, attempts, lease_token, worker_id
+"""
+
+FAIL = f"""
+UPDATE ocrq_tasks
+SET status = CASE WHEN cancel_requested THEN 'cancelled'
+                  WHEN NOT :retryable OR attempts >= max_attempts THEN 'dead_letter'
+                  ELSE 'pending' END,
+    run_at = {NOW} + :delay,
+    error_kind = CASE WHEN cancel_requested THEN 'cancelled' ELSE :error_kind END,
+    error_message = CASE WHEN cancel_requested THEN 'cancelled while running' ELSE :message END,
+    worker_id = CASE WHEN cancel_requested OR NOT :retryable OR attempts >= max_attempts
+                     THEN worker_id ELSE NULL END,
+    lease_expires_at = NULL, updated_at = {NOW},
+    finished_at = CASE WHEN cancel_requested OR NOT :retryable OR attempts >= max_attempts
+                       THEN {NOW} ELSE NULL END
+WHERE id = :id AND lease_token = :token AND status = 'running'
+RETURNING id, status, attempts, max_attempts, lease_token
+"""
+
+RELEASE = f"""
+UPDATE ocrq_tasks
+SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'pending' END,
+    attempts = CASE WHEN cancel_requested THEN attempts ELSE attempts - 1 END,
+    error_kind = CASE WHEN cancel_requested THEN 'cancelled' ELSE error_kind END,
+    error_message = CASE WHEN cancel_requested THEN 'cancelled while running' ELSE error_message END,
+    finished_at = CASE WHEN cancel_requested THEN {NOW} ELSE NULL END,
+    worker_id = NULL, lease_expires_at = NULL, run_at = {NOW}, updated_at = {NOW}
+WHERE status = 'running' AND id || ':' || lease_token IN (SELECT value FROM json_each(:leases))
+RETURNING id, status, attempts, lease_token
+"""
+
+LEASE_STATE = "SELECT status, lease_token, attempts FROM ocrq_tasks WHERE id = :id"
+
+CANCEL = f"""
+UPDATE ocrq_tasks
+SET status = CASE WHEN status = 'pending' THEN 'cancelled' ELSE status END,
+    cancel_requested = 1,
+    error_kind = CASE WHEN status = 'pending' THEN 'cancelled' ELSE error_kind END,
+    error_message = CASE WHEN status = 'pending' THEN 'cancelled before it started' ELSE error_message END,
+    finished_at = CASE WHEN status = 'pending' THEN {NOW} ELSE finished_at END,
+    updated_at = {NOW}
+WHERE id = :id AND status IN ('pending', 'running') AND NOT cancel_requested
+RETURNING {COLS}
+"""
+
+REQUEUE = f"""
+UPDATE ocrq_tasks
+SET status = 'pending', attempts = 0, cancel_requested = 0, worker_id = NULL,
+    lease_expires_at = NULL, finished_at = NULL, run_at = {NOW}, updated_at = {NOW},
+    progress_step = NULL
+WHERE id = :id AND status = 'dead_letter'
+RETURNING {COLS}
+"""
+
+DELETE = "DELETE FROM ocrq_tasks WHERE id = :id AND status IN ('completed', 'cancelled', 'dead_letter')"
+
+LIST_BASE = f"SELECT {COLS} FROM ocrq_tasks"
+LIST_FILTERS = {
+    "statuses": "status IN (SELECT value FROM json_each(:statuses))",
+    "kinds": "kind IN (SELECT value FROM json_each(:kinds))",
+    "tenant": "tenant = :tenant",
+    "cursor": "id < :cursor",
+}
+LIST_ORDER = "ORDER BY id DESC LIMIT :limit"
+
+EVENTS = """
+SELECT id, task_id, type, at, attempt, lease_token, worker_id, detail
+FROM ocrq_events WHERE task_id = :id ORDER BY id
+"""
+
+CHECKPOINTS = "SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints WHERE task_id = :id ORDER BY seq"
+
+COUNTS = "SELECT status, count(*) FROM ocrq_tasks GROUP BY status"
+
+REAP_SELECT = f"""
+SELECT id, worker_id FROM ocrq_tasks
+WHERE status = 'running' AND lease_expires_at < {NOW}
+ORDER BY lease_expires_at LIMIT :limit
+"""
+
+REAP_ONE = f"""
+UPDATE ocrq_tasks
+SET status = CASE WHEN cancel_requested THEN 'cancelled'
+                  WHEN attempts >= max_attempts THEN 'dead_letter' ELSE 'pending' END,
+    error_kind = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'lease_expired' END,
+    error_message = CASE WHEN cancel_requested THEN 'cancelled; its worker stopped responding'
+        ELSE printf('lease expired on worker %s during attempt %d of %d: the worker died or stalled',
+                    :old_worker, attempts, max_attempts) END,
+    finished_at = CASE WHEN cancel_requested OR attempts >= max_attempts THEN {NOW} ELSE NULL END,
+    worker_id = NULL, lease_expires_at = NULL, run_at = {NOW}, updated_at = {NOW}
+WHERE id = :id AND status = 'running' AND lease_expires_at < {NOW}
+RETURNING id, status, attempts, lease_token, error_message
+"""
+
+PRUNE = f"""
+DELETE FROM ocrq_tasks WHERE id IN (
+    SELECT id FROM ocrq_tasks
+    WHERE status IN ('completed', 'cancelled', 'dead_letter') AND finished_at < {NOW} - :age
+    LIMIT :limit
+)
+"""
+
+PRUNE_WORKERS = f"DELETE FROM ocrq_workers WHERE coalesce(stopped_at, last_seen_at) < {NOW} - :age"
+
+REGISTER_WORKER = f"""
+INSERT INTO ocrq_workers (id, host, pid, concurrency, kinds, started_at, last_seen_at)
+VALUES (:id, :host, :pid, :concurrency, :kinds, {NOW}, {NOW})
+ON CONFLICT (id) DO UPDATE SET last_seen_at = {NOW}, stopped_at = NULL
+"""
+
+STOP_WORKER = f"UPDATE ocrq_workers SET stopped_at = {NOW}, last_seen_at = {NOW} WHERE id = :id"
+
+WORKERS = """
+SELECT id, host, pid, concurrency, kinds, started_at, last_seen_at, stopped_at FROM ocrq_workers
+WHERE (:host IS NULL OR host = :host) AND (NOT :live_only OR stopped_at IS NULL)
+ORDER BY started_at
+"""
+
+EXPIRE_WORKER_LEASES = f"""
+UPDATE ocrq_tasks SET lease_expires_at = {NOW} - 0.001, updated_at = {NOW}
+WHERE status = 'running' AND worker_id IN (SELECT value FROM json_each(:ids))
+"""
+
+MARK_WORKERS_STOPPED = f"""
+UPDATE ocrq_workers SET stopped_at = {NOW}
+WHERE id IN (SELECT value FROM json_each(:ids)) AND stopped_at IS NULL
+"""

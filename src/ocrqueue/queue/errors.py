@@ -1,0 +1,136 @@
+"""Error classes a handler raises to tell the queue what to do next.
+
+Classification is by exception type, never by message text (see `classify`).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import socket
+import ssl
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class TaskError(Exception):
+    """Base class of errors with a decided retry policy."""
+
+
+class TransientError(TaskError):
+    """Worth retrying later: timeouts, unreachable services, rate limits, 5xx.
+
+    `retry_after` (seconds), when set, is a lower bound on the wait (e.g. HTTP Retry-After).
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentError(TaskError):
+    """Retrying cannot help: invalid input, unsupported format, a bug in the payload."""
+
+
+class LeaseLost(Exception):
+    """The worker no longer holds the task: it must stop and discard its work."""
+
+
+class TaskCancelled(Exception):
+    """Raised inside a handler that noticed its task was cancelled."""
+
+
+class ErrorKind(StrEnum):
+    TRANSIENT = "transient"
+    PERMANENT = "permanent"
+    UNKNOWN = "unknown"
+    LEASE_EXPIRED = "lease_expired"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class Classification:
+    kind: ErrorKind
+    retry_after: float | None = None
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind is not ErrorKind.PERMANENT
+
+
+_TRANSIENT_TYPES: tuple[type[BaseException], ...] = (
+    TimeoutError,
+    ConnectionError,
+    socket.gaierror,
+    ssl.SSLError,
+    concurrent.futures.TimeoutError,
+    InterruptedError,
+    MemoryError,
+)
+_PERMANENT_TYPES: tuple[type[BaseException], ...] = (
+    ValueError,
+    TypeError,
+    KeyError,
+    LookupError,
+    json.JSONDecodeError,
+    UnicodeError,
+    NotImplementedError,
+)
+
+_extra_rules: list[Callable[[BaseException], Classification | None]] = []
+
+
+def register_classifier(rule: Callable[[BaseException], Classification | None]) -> None:
+    """Add a rule for a library's exceptions; the first rule that answers wins."""
+    _extra_rules.append(rule)
+
+
+def _http_status(exc: BaseException) -> int | None:
+    """Status code of an HTTP error from httpx or requests, found by attribute, not by message."""
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def classify(exc: BaseException) -> Classification:
+    """Decide retry policy from the exception's type.
+
+    Order: our own classes; registered rules; HTTP errors by status (408, 425, 429 and 5xx
+    transient, other 4xx permanent); standard-library timeouts and connection errors transient;
+    invalid-input errors (ValueError, TypeError, KeyError, decoding errors) permanent; anything
+    else unknown, which is retried like a transient error until attempts run out.
+    """
+    if isinstance(exc, TransientError):
+        return Classification(ErrorKind.TRANSIENT, exc.retry_after)
+    if isinstance(exc, PermanentError):
+        return Classification(ErrorKind.PERMANENT)
+    for rule in _extra_rules:
+        decided = rule(exc)
+        if decided is not None:
+            return decided
+    status = _http_status(exc)
+    if status is not None:
+        if status in (408, 425, 429) or status >= 500:
+            return Classification(ErrorKind.TRANSIENT, _retry_after(exc))
+        if 400 <= status < 500:
+            return Classification(ErrorKind.PERMANENT)
+    if isinstance(exc, _TRANSIENT_TYPES):
+        return Classification(ErrorKind.TRANSIENT)
+    if isinstance(exc, _PERMANENT_TYPES):
+        return Classification(ErrorKind.PERMANENT)
+    if isinstance(exc, OSError):
+        return Classification(ErrorKind.TRANSIENT)
+    return Classification(ErrorKind.UNKNOWN)

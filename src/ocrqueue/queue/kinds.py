@@ -1,0 +1,77 @@
+"""Built-in task kinds for tests, benchmarks and checking a deployment end to end."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from ocrqueue.queue.context import TaskContext
+from ocrqueue.queue.errors import PermanentError, TransientError
+from ocrqueue.queue.models import JSON
+from ocrqueue.queue.registry import Registry
+
+NOOP = "noop"
+SLEEP = "sleep"
+
+
+def noop(ctx: TaskContext) -> JSON:
+    """Does nothing: measures the queue's own overhead."""
+    return None
+
+
+def sleep(ctx: TaskContext) -> JSON:
+    """A configurable stand-in for real work.
+
+    Payload keys (all optional): `pages` (default 1) units of work, each checkpointed;
+    `seconds_per_page` (0); `fail_attempts` (0): attempts up to this number fail with `error`
+    ("transient", "permanent", "crash" = kill the process, "hang" = stop heartbeating work);
+    `record` a file path to which each run appends "task_id attempt worker_pid" lines.
+    Resumes after the last checkpointed page and returns the list of pages it produced.
+    """
+    payload: dict[str, Any] = ctx.payload or {}
+    if record := payload.get("record"):
+        _append_line(record, f"{ctx.task.id} {ctx.attempt} {os.getpid()} start")
+    pages = int(payload.get("pages", 1))
+    per_page = float(payload.get("seconds_per_page", 0.0))
+    failing = ctx.attempt <= int(payload.get("fail_attempts", 0))
+    error = str(payload.get("error", "transient"))
+    done = dict(ctx.checkpoints)
+    for page in range(pages):
+        if page in done:
+            continue
+        ctx.raise_if_cancelled()
+        if per_page:
+            time.sleep(per_page)
+        if failing and page == pages // 2:
+            _fail(error, ctx)
+        ctx.save_checkpoint(page, {"page": page, "attempt": ctx.attempt})
+        done[page] = {"page": page, "attempt": ctx.attempt}
+        ctx.report_progress(page + 1, pages, f"page {page + 1} of {pages}")
+    if record:
+        _append_line(record, f"{ctx.task.id} {ctx.attempt} {os.getpid()} done")
+    return {"pages": [done[p] for p in range(pages)]}
+
+
+def _fail(error: str, ctx: TaskContext) -> None:
+    if error == "permanent":
+        raise PermanentError(f"planted permanent failure on attempt {ctx.attempt}")
+    if error == "crash":
+        os._exit(70)
+    if error == "hang":
+        time.sleep(3600)
+    raise TransientError(f"planted transient failure on attempt {ctx.attempt}")
+
+
+def _append_line(path: str, line: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)
+
+
+def register_builtin_kinds(registry: Registry) -> Registry:
+    registry.register(NOOP, noop)
+    registry.register(SLEEP, sleep)
+    return registry

@@ -1,0 +1,225 @@
+"""The store interface every database driver implements, and the logic they share.
+
+Each operation is one statement (PostgreSQL) or one short transaction (SQLite). Every method a
+worker calls after a claim takes the `Lease` and is conditional on id, status='running' and the
+lease token; when nothing matched, the caller gets `LeaseLost`.
+"""
+
+from __future__ import annotations
+
+import abc
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
+
+from ocrqueue.queue.errors import LeaseLost
+from ocrqueue.queue.models import (
+    JSON,
+    Checkpoint,
+    ClaimedTask,
+    CompleteResult,
+    Event,
+    FailResult,
+    HeartbeatResult,
+    Lease,
+    ReapResult,
+    SubmitResult,
+    Task,
+    TaskPage,
+    TaskSpec,
+    TaskStatus,
+    WorkerInfo,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+WakeListener = Callable[[], None]
+
+
+class Store(abc.ABC):
+    """Durable task storage; safe to share between threads."""
+
+    backend: str
+    default_max_attempts: int = 4
+    reconnect_seconds: float = 60.0
+    """How long an operation keeps retrying while the database is unreachable."""
+
+    def __init__(self) -> None:
+        self._wake_listeners: list[WakeListener] = []
+        self._listeners_lock = threading.Lock()
+        self.retry_observers: list[Callable[[str], None]] = []
+        """Called with the operation's name each time a database error makes it retry."""
+
+    # -- wake-ups ---------------------------------------------------------------------------
+    def add_wake_listener(self, listener: WakeListener) -> None:
+        """Call `listener` when new work may be claimable (submit, requeue, retry due)."""
+        with self._listeners_lock:
+            self._wake_listeners.append(listener)
+
+    def remove_wake_listener(self, listener: WakeListener) -> None:
+        with self._listeners_lock:
+            if listener in self._wake_listeners:
+                self._wake_listeners.remove(listener)
+
+    def _wake_local(self) -> None:
+        with self._listeners_lock:
+            listeners = list(self._wake_listeners)
+        for listener in listeners:
+            listener()
+
+    @abc.abstractmethod
+    def start_listening(self) -> None:
+        """Begin delivering wake-ups that originate in other processes."""
+
+    # -- connection resilience --------------------------------------------------------------
+    @abc.abstractmethod
+    def _is_retryable_db_error(self, exc: BaseException) -> bool:
+        """A lost connection or a busy database: the same call may succeed on a retry."""
+
+    def _retrying(self, operation: Callable[[], T], what: str) -> T:
+        deadline = time.monotonic() + self.reconnect_seconds
+        delay = 0.02
+        while True:
+            try:
+                return operation()
+            except Exception as exc:
+                if not self._is_retryable_db_error(exc) or time.monotonic() + delay > deadline:
+                    raise
+                log.warning("database unavailable during %s (%s); retrying in %.2fs", what, exc, delay)
+                for observer in self.retry_observers:
+                    observer(what)
+                time.sleep(delay * random.uniform(0.5, 1.0))
+                delay = min(delay * 2, 2.0)
+
+    # -- submitting -------------------------------------------------------------------------
+    def submit(self, spec: TaskSpec) -> SubmitResult:
+        return self.submit_many([spec])[0]
+
+    @abc.abstractmethod
+    def submit_many(self, specs: Sequence[TaskSpec]) -> list[SubmitResult]:
+        """Insert tasks, or return the live task that already holds a spec's dedup key."""
+
+    # -- worker operations ------------------------------------------------------------------
+    @abc.abstractmethod
+    def claim(
+        self, worker_id: str, limit: int, lease_seconds: float, kinds: Sequence[str] | None = None
+    ) -> list[ClaimedTask]:
+        """Atomically take up to `limit` due pending tasks, highest priority first."""
+
+    @abc.abstractmethod
+    def heartbeat(self, worker_id: str, leases: Iterable[Lease], lease_seconds: float) -> HeartbeatResult:
+        """Renew every lease in one statement and refresh the worker's registry row."""
+
+    @abc.abstractmethod
+    def progress(self, lease: Lease, done: int, total: int | None, step: str | None) -> bool:
+        """Record progress; returns whether cancellation was requested. Raises LeaseLost."""
+
+    @abc.abstractmethod
+    def checkpoint(self, lease: Lease, seq: int, data: JSON) -> None:
+        """Save one unit of partial work (a page) under the lease. Raises LeaseLost."""
+
+    @abc.abstractmethod
+    def is_cancel_requested(self, lease: Lease) -> bool:
+        """Raises LeaseLost when the lease is gone."""
+
+    def complete(self, lease: Lease, result: JSON = None) -> CompleteResult:
+        outcome = self.complete_many([(lease, result)])[lease.task_id]
+        if outcome is None:
+            raise LeaseLost(f"task {lease.task_id}: lease {lease.token} lost before completion")
+        return outcome
+
+    @abc.abstractmethod
+    def complete_many(self, items: Sequence[tuple[Lease, JSON]]) -> dict[str, CompleteResult | None]:
+        """Finish tasks; a None outcome means that lease was lost and the result discarded."""
+
+    @abc.abstractmethod
+    def fail(
+        self,
+        lease: Lease,
+        *,
+        error_kind: str,
+        message: str,
+        retryable: bool,
+        delay_seconds: float,
+    ) -> FailResult:
+        """Retry after `delay_seconds`, or dead-letter when not retryable or attempts are used up."""
+
+    @abc.abstractmethod
+    def release(self, worker_id: str, leases: Iterable[Lease]) -> list[str]:
+        """Hand tasks back at once without charging an attempt (graceful shutdown)."""
+
+    # -- operator operations ----------------------------------------------------------------
+    @abc.abstractmethod
+    def cancel(self, task_id: str) -> Task | None:
+        """Pending: cancelled now. Running: cancel requested; the worker stops at its next check."""
+
+    @abc.abstractmethod
+    def requeue(self, task_id: str) -> Task | None:
+        """Move a dead-lettered task back to pending with fresh attempts; None if not dead-lettered."""
+
+    @abc.abstractmethod
+    def delete(self, task_id: str) -> bool:
+        """Remove a finished task with its history; running tasks must be cancelled first."""
+
+    @abc.abstractmethod
+    def get(self, task_id: str) -> Task | None: ...
+
+    @abc.abstractmethod
+    def list_tasks(
+        self,
+        *,
+        statuses: Sequence[TaskStatus] | None = None,
+        kinds: Sequence[str] | None = None,
+        tenant: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> TaskPage:
+        """Newest first; pass `next_cursor` back to get the following page."""
+
+    @abc.abstractmethod
+    def events(self, task_id: str) -> list[Event]: ...
+
+    @abc.abstractmethod
+    def checkpoints(self, task_id: str) -> list[Checkpoint]: ...
+
+    @abc.abstractmethod
+    def counts_by_status(self) -> dict[TaskStatus, int]: ...
+
+    # -- maintenance ------------------------------------------------------------------------
+    @abc.abstractmethod
+    def reap(self, limit: int = 1000) -> ReapResult:
+        """Take back tasks whose lease expired; the expiry counts as a failed attempt."""
+
+    @abc.abstractmethod
+    def prune(self, older_than_seconds: float, limit: int = 10_000) -> int:
+        """Delete finished tasks (and their history) that finished before the cut-off."""
+
+    @abc.abstractmethod
+    def register_worker(self, worker_id: str, host: str, pid: int, concurrency: int, kinds: Sequence[str]) -> None: ...
+
+    @abc.abstractmethod
+    def stop_worker(self, worker_id: str) -> None: ...
+
+    @abc.abstractmethod
+    def workers(self, host: str | None = None, live_only: bool = False) -> list[WorkerInfo]: ...
+
+    @abc.abstractmethod
+    def expire_worker_leases(self, worker_ids: Sequence[str]) -> int:
+        """Expire the leases of workers known to be dead, so the reaper takes their tasks now."""
+
+    @abc.abstractmethod
+    def now(self) -> float:
+        """The database clock, as epoch seconds."""
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,300 @@
+"""The worker runtime: task slots, batched claims, one heartbeat loop, the reaper, graceful stop.
+
+Threads: the caller's thread claims (`run`); a heartbeat thread renews every held lease in one
+statement, relays lost leases and cancel requests to the running handlers, and runs the reaper on
+a jittered interval; a pool of slot threads runs handlers.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import random
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ocrqueue.queue.backoff import backoff_delay
+from ocrqueue.queue.config import QueueConfig
+from ocrqueue.queue.context import TaskContext
+from ocrqueue.queue.errors import ErrorKind, LeaseLost, TaskCancelled, classify
+from ocrqueue.queue.identity import host_name, new_worker_id, pid_alive
+from ocrqueue.queue.metrics import QueueMetrics, default_metrics
+from ocrqueue.queue.models import ClaimedTask, FailOutcome
+from ocrqueue.queue.registry import Registry
+from ocrqueue.queue.store import Store
+
+log = logging.getLogger(__name__)
+
+_MIN_IDLE_WAIT = 0.01
+_MAX_MESSAGE = 4000
+
+
+@dataclass
+class _Running:
+    claimed: ClaimedTask
+    context: TaskContext
+    started: float = field(default_factory=time.monotonic)
+
+
+class Worker:
+    """Claims and runs tasks of the registered kinds until stopped."""
+
+    def __init__(
+        self,
+        store: Store,
+        registry: Registry,
+        config: QueueConfig | None = None,
+        *,
+        kinds: Sequence[str] | None = None,
+        worker_id: str | None = None,
+        metrics: QueueMetrics | None = None,
+    ) -> None:
+        self.store = store
+        self.registry = registry
+        self.config = config or QueueConfig()
+        self.kinds = list(kinds) if kinds else registry.names()
+        unknown = [k for k in self.kinds if k not in registry]
+        if unknown:
+            raise ValueError(f"no handler registered for task kinds {unknown}")
+        self.worker_id = worker_id or new_worker_id()
+        self.metrics = metrics or default_metrics()
+        self._running: dict[str, _Running] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._release_now = threading.Event()
+        self._stopped = threading.Event()
+        self._started = threading.Event()
+        self._heartbeat_stop = threading.Event()
+        self._inbox: queue.SimpleQueue[_Running | None] = queue.SimpleQueue()
+        self._rng = random.Random()
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def start(self) -> threading.Thread:
+        """Run in a background thread (embedded workers, tests); returns once registered."""
+        thread = threading.Thread(target=self.run, name=f"ocrqueue-worker-{self.worker_id}", daemon=True)
+        thread.start()
+        self._started.wait(timeout=30)
+        return thread
+
+    def stop(self, *, release_now: bool = False) -> None:
+        """Stop claiming; running tasks get the grace period, then are released."""
+        self._stopping.set()
+        if release_now:
+            self._release_now.set()
+        self._wake.set()
+
+    def wait_stopped(self, timeout: float | None = None) -> bool:
+        return self._stopped.wait(timeout)
+
+    @property
+    def running_task_ids(self) -> list[str]:
+        with self._lock:
+            return list(self._running)
+
+    def run(self) -> None:
+        self.store.add_wake_listener(self._wake.set)
+        self.store.start_listening()
+        self.store.register_worker(self.worker_id, host_name(), os.getpid(), self.config.concurrency, self.kinds)
+        heartbeat = threading.Thread(target=self._heartbeat_loop, name="ocrqueue-heartbeat", daemon=True)
+        # Daemon slots: a handler still running after its task was released must not keep the
+        # process alive; its lease is gone, so nothing it does afterwards can be written.
+        slots = [
+            threading.Thread(target=self._slot_loop, name=f"ocrqueue-slot-{n}", daemon=True)
+            for n in range(self.config.concurrency)
+        ]
+        try:
+            self.recover()
+            heartbeat.start()
+            for slot in slots:
+                slot.start()
+            self._started.set()
+            self._claim_loop()
+            self._drain()
+        finally:
+            self._started.set()
+            self._stopping.set()
+            self._heartbeat_stop.set()
+            if heartbeat.is_alive():
+                heartbeat.join(timeout=10)
+            for _ in slots:
+                self._inbox.put(None)
+            self.store.remove_wake_listener(self._wake.set)
+            try:
+                self.store.stop_worker(self.worker_id)
+            except Exception:
+                log.exception("could not mark worker %s stopped", self.worker_id)
+            self._stopped.set()
+
+    def recover(self) -> None:
+        """Before the first claim: take back tasks of dead workers on this host, then reap."""
+        dead = [
+            w.id
+            for w in self.store.workers(host=host_name(), live_only=True)
+            if w.id != self.worker_id and not pid_alive(w.pid)
+        ]
+        if dead:
+            expired = self.store.expire_worker_leases(dead)
+            log.info("recovered %d task(s) of %d dead worker(s) on this host", expired, len(dead))
+        self._reap()
+
+    # -- claiming ---------------------------------------------------------------------------
+    def _free_slots(self) -> int:
+        with self._lock:
+            return self.config.concurrency - len(self._running)
+
+    def _claim_loop(self) -> None:
+        idle_wait = _MIN_IDLE_WAIT
+        while not self._stopping.is_set():
+            free = self._free_slots()
+            if free <= 0:
+                self._wake.wait(self.config.poll_seconds)
+                self._wake.clear()
+                continue
+            self._wake.clear()
+            try:
+                claimed = self.store.claim(self.worker_id, free, self.config.lease_seconds, self.kinds)
+            except Exception:
+                log.exception("claim failed; retrying after %.2fs", self.config.poll_seconds)
+                self._stopping.wait(self.config.poll_seconds)
+                continue
+            if not claimed:
+                self.metrics.empty_claims.inc()
+                self._wake.wait(idle_wait)
+                idle_wait = min(idle_wait * 2, self.config.poll_seconds)
+                continue
+            idle_wait = _MIN_IDLE_WAIT
+            for item in claimed:
+                self.metrics.claims.labels(item.task.kind).inc()
+                running = _Running(item, TaskContext(self.store, item.task, item.lease))
+                with self._lock:
+                    self._running[item.task.id] = running
+                self._inbox.put(running)
+
+    # -- running a task ---------------------------------------------------------------------
+    def _slot_loop(self) -> None:
+        while (running := self._inbox.get()) is not None:
+            self._execute(running)
+
+    def _execute(self, running: _Running) -> None:
+        task, ctx = running.claimed.task, running.context
+        outcome = "completed"
+        try:
+            result = self.registry[task.kind].handler(ctx)
+            if ctx.lost:
+                raise LeaseLost(f"task {task.id}: lease lost while the handler ran")
+            done = self.store.complete(running.claimed.lease, result)
+            outcome = str(done.status)
+        except LeaseLost:
+            outcome = "lease_lost"
+            self.metrics.lease_losses.labels(task.kind).inc()
+            log.warning("task %s: lease lost; result discarded", task.id)
+        except TaskCancelled:
+            outcome = self._fail(running, TaskCancelled(f"task {task.id} was cancelled"), cancelled=True)
+        except Exception as exc:
+            outcome = self._fail(running, exc)
+        finally:
+            with self._lock:
+                self._running.pop(task.id, None)
+            self.metrics.durations.labels(task.kind, outcome).observe(time.monotonic() - running.started)
+            self._wake.set()
+
+    def _fail(self, running: _Running, exc: Exception, *, cancelled: bool = False) -> str:
+        task, lease = running.claimed.task, running.claimed.lease
+        decided = classify(exc)
+        kind = ErrorKind.CANCELLED if cancelled else decided.kind
+        delay = backoff_delay(
+            task.attempts,
+            self.config.backoff_base_seconds,
+            self.config.backoff_cap_seconds,
+            floor=decided.retry_after,
+            rng=self._rng,
+        )
+        message = f"{type(exc).__name__}: {exc}"[:_MAX_MESSAGE]
+        try:
+            failed = self.store.fail(
+                lease,
+                error_kind=str(kind),
+                message=message,
+                retryable=decided.retryable and not cancelled,
+                delay_seconds=delay,
+            )
+        except LeaseLost:
+            self.metrics.lease_losses.labels(task.kind).inc()
+            return "lease_lost"
+        if failed.outcome is FailOutcome.RETRY:
+            self.metrics.retries.labels(task.kind).inc()
+            log.info("task %s attempt %d failed (%s); retry in %.1fs", task.id, task.attempts, message, delay)
+        elif failed.outcome is FailOutcome.DEAD_LETTER:
+            self.metrics.dead_letters.labels(task.kind).inc()
+            log.warning("task %s dead-lettered after attempt %d: %s", task.id, task.attempts, message)
+        return str(failed.outcome)
+
+    # -- heartbeat and reaper ---------------------------------------------------------------
+    def _heartbeat_loop(self) -> None:
+        next_reap = time.monotonic() + self._reap_interval()
+        while not self._heartbeat_stop.wait(self.config.heartbeat_seconds):
+            self.heartbeat_once()
+            if time.monotonic() >= next_reap and not self._stopping.is_set():
+                self._reap()
+                next_reap = time.monotonic() + self._reap_interval()
+
+    def heartbeat_once(self) -> None:
+        with self._lock:
+            running = dict(self._running)
+        try:
+            beat = self.store.heartbeat(
+                self.worker_id, [r.claimed.lease for r in running.values()], self.config.lease_seconds
+            )
+        except Exception:
+            log.exception("heartbeat failed; leases are renewed on the next beat if the database returns")
+            return
+        for task_id in beat.lost:
+            running[task_id].context.mark_lost()
+        for task_id in beat.cancel_requested:
+            running[task_id].context.mark_cancel_requested()
+
+    def _reap_interval(self) -> float:
+        return self.config.reaper_seconds * self._rng.uniform(0.5, 1.5)
+
+    def _reap(self) -> None:
+        try:
+            reaped = self.store.reap()
+        except Exception:
+            log.exception("reaper run failed")
+            return
+        for outcome, ids in (
+            ("requeued", reaped.requeued),
+            ("dead_lettered", reaped.dead_lettered),
+            ("cancelled", reaped.cancelled),
+        ):
+            if ids:
+                self.metrics.reaped.labels(outcome).inc(len(ids))
+                log.warning("reaper: %s %d task(s) whose lease expired", outcome, len(ids))
+
+    # -- graceful stop ----------------------------------------------------------------------
+    def _drain(self) -> None:
+        """Give running tasks the grace period, then hand the rest back at once."""
+        deadline = time.monotonic() + self.config.shutdown_grace_seconds
+        while self._free_slots() < self.config.concurrency and not self._release_now.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            self._wake.wait(min(remaining, 0.1))
+            self._wake.clear()
+        with self._lock:
+            leftover = list(self._running.values())
+        if not leftover:
+            return
+        for running in leftover:
+            running.context.mark_lost()
+        try:
+            released = self.store.release(self.worker_id, [r.claimed.lease for r in leftover])
+        except Exception:
+            log.exception("could not release %d task(s); they return after lease expiry", len(leftover))
+            return
+        self.metrics.released.inc(len(released))
+        log.info("released %d running task(s) for other workers", len(released))

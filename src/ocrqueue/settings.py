@@ -1,0 +1,81 @@
+"""One settings object for every layer.
+
+Values come from `OCRQUEUE_*` environment variables or a `.env` file in the working directory.
+Every field is documented in `docs/configuration.md`; keep the two in step.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ocrqueue.queue.config import QueueConfig
+
+
+class Settings(BaseSettings):
+    """Service configuration; every default is what `make serve` runs with."""
+
+    model_config = SettingsConfigDict(env_prefix="OCRQUEUE_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Field(
+        default=Path("./ocrqueue-data"),
+        description="Holds the SQLite database file and local storage.",
+    )
+    database_url: str | None = Field(
+        default=None,
+        description="Database URL (postgresql://user@host/db or sqlite:///path). "
+        "Default: SQLite file `ocrqueue.db` inside data_dir.",
+    )
+    auto_migrate: bool = Field(default=True, description="Apply pending schema migrations when a process starts.")
+
+    worker_concurrency: int = Field(default=4, ge=1, le=256, description="Task slots per worker process.")
+    lease_seconds: float = Field(default=20.0, gt=1, description="How long a claim holds a task without a heartbeat.")
+    heartbeat_seconds: float = Field(
+        default=5.0, gt=0, description="How often a worker renews all its leases (well under lease_seconds)."
+    )
+    reaper_seconds: float = Field(default=10.0, gt=0, description="Mean interval between reaper runs (jittered ±50%).")
+    poll_seconds: float = Field(
+        default=1.0, gt=0, description="Longest wait between claim attempts when no wake-up arrives."
+    )
+    shutdown_grace_seconds: float = Field(
+        default=10.0, ge=0, description="On SIGTERM, how long running tasks may finish before release."
+    )
+    max_attempts: int = Field(default=4, ge=1, description="Attempts per task (1 + 3 retries).")
+    backoff_base_seconds: float = Field(default=2.0, gt=0, description="Retry backoff base.")
+    backoff_cap_seconds: float = Field(default=3600.0, gt=0, description="Retry backoff cap.")
+    prune_after_days: float = Field(
+        default=30.0, gt=0, description="Finished tasks older than this are deleted by `db prune`."
+    )
+    worker_kinds: list[str] = Field(
+        default_factory=list,
+        description="Task kinds this worker claims (empty: every registered kind).",
+    )
+
+    @field_validator("database_url")
+    @classmethod
+    def _blank_is_none(cls, value: str | None) -> str | None:
+        return value or None
+
+    @cached_property
+    def resolved_database_url(self) -> str:
+        """The database URL, defaulting to a SQLite file in data_dir."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'ocrqueue.db').resolve()}"
+
+    def queue_config(self) -> QueueConfig:
+        """The subset the queue library needs, so `queue/` never imports settings."""
+        return QueueConfig(
+            lease_seconds=self.lease_seconds,
+            heartbeat_seconds=self.heartbeat_seconds,
+            reaper_seconds=self.reaper_seconds,
+            poll_seconds=self.poll_seconds,
+            shutdown_grace_seconds=self.shutdown_grace_seconds,
+            concurrency=self.worker_concurrency,
+            max_attempts=self.max_attempts,
+            backoff_base_seconds=self.backoff_base_seconds,
+            backoff_cap_seconds=self.backoff_cap_seconds,
+        )
