@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -42,13 +43,34 @@ class EventType(StrEnum):
     REQUEUED = "requeued"
 
 
+_id_lock = threading.Lock()
+_id_last_millis = 0
+_id_sequence = 0
+
+
 def new_task_id() -> str:
-    """A UUIDv7 string: unguessable, and sorted by creation time, which cursor pagination relies on."""
-    millis = time.time_ns() // 1_000_000
-    rand = int.from_bytes(os.urandom(10), "big")
+    """A UUIDv7 string: unguessable, and sorted by creation time, which cursor pagination relies on.
+
+    Within one process ids are strictly increasing: a 12-bit counter fills `rand_a` when several
+    ids share a millisecond (RFC 9562, section 6.2, method 1).
+    """
+    global _id_last_millis, _id_sequence
+    with _id_lock:
+        millis = time.time_ns() // 1_000_000
+        if millis <= _id_last_millis:
+            millis = _id_last_millis
+            _id_sequence += 1
+            if _id_sequence > 0xFFF:
+                millis += 1
+                _id_sequence = 0
+        else:
+            _id_sequence = int.from_bytes(os.urandom(2), "big") & 0x3FF
+        _id_last_millis = millis
+        sequence = _id_sequence
+    rand = int.from_bytes(os.urandom(8), "big")
     value = (millis & ((1 << 48) - 1)) << 80
     value |= 0x7 << 76
-    value |= (rand >> 68 & 0xFFF) << 64
+    value |= sequence << 64
     value |= 0b10 << 62
     value |= rand & ((1 << 62) - 1)
     h = f"{value:032x}"

@@ -74,8 +74,14 @@ class PostgresStore(Store):
             | psycopg.errors.DeadlockDetected,
         )
 
-    def _fetch(self, statement: str, params: Params | None = None, what: str = "query") -> list[tuple[Any, ...]]:
+    def _fetch(
+        self, statement: str, params: Params | None = None, what: str = "query", tries: list[int] | None = None
+    ) -> list[tuple[Any, ...]]:
+        """Run one statement, retrying lost connections; `tries` counts the attempts made."""
+
         def run() -> list[tuple[Any, ...]]:
+            if tries is not None:
+                tries.append(1)
             with self._pool.connection() as conn, conn.cursor() as cur:
                 cur.execute(statement, params)
                 return cur.fetchall() if cur.description is not None else []
@@ -218,19 +224,21 @@ class PostgresStore(Store):
             "tokens": [lease.token for lease, _ in items],
             "results": [dumps(result) for _, result in items],
         }
-        done = {row[0]: CompleteResult(TaskStatus(row[1])) for row in self._fetch(sql.COMPLETE_MANY, params)}
+        tries: list[int] = []
+        rows = self._fetch(sql.COMPLETE_MANY, params, "complete", tries)
+        done = {row[0]: CompleteResult(TaskStatus(row[1])) for row in rows}
         outcomes: dict[str, CompleteResult | None] = {}
         for lease, _ in items:
             if lease.task_id in done:
                 outcomes[lease.task_id] = done[lease.task_id]
                 continue
-            outcomes[lease.task_id] = self._own_earlier_finish(lease)
+            outcomes[lease.task_id] = self._own_earlier_finish(lease) if len(tries) > 1 else None
             if outcomes[lease.task_id] is None:
                 self._lease_lost(lease, "complete")
         return outcomes
 
     def _own_earlier_finish(self, lease: Lease) -> CompleteResult | None:
-        """After a retried call, our first try may have landed: same token, already finished."""
+        """After a retried call our first try may have committed with its reply lost: same token, finished."""
         rows = self._fetch(sql.LEASE_STATE, {"id": lease.task_id}, "lease state")
         if rows and rows[0][1] == lease.token and rows[0][0] in ("completed", "cancelled"):
             return CompleteResult(TaskStatus(rows[0][0]))
@@ -244,9 +252,10 @@ class PostgresStore(Store):
             "retryable": retryable,
             "delay": float(delay_seconds),
         }
-        rows = self._fetch(sql.FAIL, params, "fail")
+        tries: list[int] = []
+        rows = self._fetch(sql.FAIL, params, "fail", tries)
         if not rows:
-            state = self._fetch(sql.LEASE_STATE, {"id": lease.task_id}, "lease state")
+            state = self._fetch(sql.LEASE_STATE, {"id": lease.task_id}, "lease state") if len(tries) > 1 else []
             if not (state and state[0][1] == lease.token and state[0][0] != "running"):
                 raise self._lease_lost(lease, "fail")
             rows = [(state[0][0],)]

@@ -1,0 +1,21 @@
+"""Wait for a condition instead of sleeping for a guessed time."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def wait_for(condition: Callable[[], T], timeout: float = 30.0, interval: float = 0.02, what: str = "") -> T:
+    """Poll `condition` until it returns something truthy; fail with `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what or condition}")
+        time.sleep(interval)
