@@ -223,7 +223,7 @@ def test_complete_many_discards_only_lost_leases(store: Store) -> None:
     store.reap()
     outcomes = store.complete_many([(a.lease, 1), (b.lease, 2)])
     assert outcomes == {a.task.id: None, b.task.id: None}
-    (a2, b2) = sorted(store.claim("w2", 2, LEASE), key=lambda c: c.task.id != a.task.id)
+    (a2, _) = sorted(store.claim("w2", 2, LEASE), key=lambda c: c.task.id != a.task.id)
     outcomes = store.complete_many([(a2.lease, "a"), (b.lease, "stale")])
     assert outcomes[a2.task.id] is not None and outcomes[b.task.id] is None
 

@@ -20,6 +20,6 @@ def wipe(db_url: str) -> None:
     conn = sqlite3.connect(url.sqlite_path or "", timeout=30, isolation_level=None)
     try:
         for table in TABLES:
-            conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+            conn.execute(f"DELETE FROM {table}")
     finally:
         conn.close()

@@ -97,9 +97,7 @@ def open_document(data: bytes, limits: DocumentLimits | None = None) -> Document
     if not data:
         raise EmptyDocumentError("the file is empty")
     if len(data) > limits.max_file_bytes:
-        raise TooLargeError(
-            f"the file is {len(data):,} bytes, over the limit of {limits.max_file_bytes:,} bytes"
-        )
+        raise TooLargeError(f"the file is {len(data):,} bytes, over the limit of {limits.max_file_bytes:,} bytes")
     fmt = sniff_format(data)
     if fmt is None:
         raise UnsupportedTypeError(
@@ -127,9 +125,7 @@ def _check_count(count: int, limits: DocumentLimits, pdf: pdfium.PdfDocument | N
     if count == 0:
         problem = CorruptDocumentError("the document has no pages")
     elif count > limits.max_pages:
-        problem = TooManyPagesError(
-            f"the document has {count:,} pages, over the limit of {limits.max_pages:,}"
-        )
+        problem = TooManyPagesError(f"the document has {count:,} pages, over the limit of {limits.max_pages:,}")
     if problem is not None:
         if pdf is not None:
             with PDFIUM_LOCK:

@@ -55,6 +55,4 @@ def union(boxes: Iterable[BBox]) -> BBox:
     items = list(boxes)
     if not items:
         raise ValueError("union of no boxes")
-    return BBox(
-        min(b.x0 for b in items), min(b.y0 for b in items), max(b.x1 for b in items), max(b.y1 for b in items)
-    )
+    return BBox(min(b.x0 for b in items), min(b.y0 for b in items), max(b.x1 for b in items), max(b.y1 for b in items))

@@ -73,15 +73,11 @@ def decode_frame(image: Image.Image, index: int, limits: DocumentLimits) -> Imag
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise TooManyPixelsError(f"page {index + 1} is too large to decode safely ({exc})") from exc
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
-        raise CorruptDocumentError(
-            f"page {index + 1} could not be decoded: the image is damaged or truncated"
-        ) from exc
+        raise CorruptDocumentError(f"page {index + 1} could not be decoded: the image is damaged or truncated") from exc
     return ImagePage(index, rgb, 72.0 / dpi)
 
 
-def iter_image_pages(
-    image: Image.Image, count: int, start: int, limits: DocumentLimits
-) -> Iterator[ImagePage]:
+def iter_image_pages(image: Image.Image, count: int, start: int, limits: DocumentLimits) -> Iterator[ImagePage]:
     for index in range(start, count):
         yield decode_frame(image, index, limits)
 

@@ -103,9 +103,7 @@ class TableCell:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TableCell:
-        return cls(
-            d["row"], d["col"], d["text"], _bbox(d["bbox"]), d.get("row_span", 1), d.get("col_span", 1)
-        )
+        return cls(d["row"], d["col"], d["text"], _bbox(d["bbox"]), d.get("row_span", 1), d.get("col_span", 1))
 
 
 @dataclass(frozen=True)
@@ -243,6 +241,4 @@ class DocumentMeta:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> DocumentMeta:
-        return cls(
-            d["format"], d["media_type"], d["page_count"], d["size_bytes"], d.get("title"), d.get("author")
-        )
+        return cls(d["format"], d["media_type"], d["page_count"], d["size_bytes"], d.get("title"), d.get("author"))

@@ -152,9 +152,7 @@ def _vector_rules(page: pdfium.PdfPage, crop: BBox) -> list[BBox]:
             horizontal = abs(ay - by) < 0.5 and abs(ax - bx) >= _MIN_RULE_LEN
             vertical = abs(ax - bx) < 0.5 and abs(ay - by) >= _MIN_RULE_LEN
             if horizontal or vertical:
-                rules.append(
-                    BBox(min(ax, bx) - x_off, top - max(ay, by), max(ax, bx) - x_off, top - min(ay, by))
-                )
+                rules.append(BBox(min(ax, bx) - x_off, top - max(ay, by), max(ax, bx) - x_off, top - min(ay, by)))
     return rules
 
 

@@ -79,9 +79,7 @@ def _lines(textpage: pdfium.PdfTextPage, crop: BBox) -> tuple[list[Line], int, i
         if font_size is None:
             font_size = float(pdfium_c.FPDFText_GetFontSize(textpage, i))
         word_chars.append(ch)
-        word_boxes.append(
-            BBox(left.value - x_off, page_top - top.value, right.value - x_off, page_top - bottom.value)
-        )
+        word_boxes.append(BBox(left.value - x_off, page_top - top.value, right.value - x_off, page_top - bottom.value))
     end_line()
     return lines, visible, bad
 
