@@ -1,0 +1,3 @@
+from ocrqueue.cli.app import main
+
+main()
