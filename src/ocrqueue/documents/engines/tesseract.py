@@ -1,0 +1,125 @@
+"""Tesseract 5 in-process through tesserocr, with Debian's language data.
+
+One API object per language set and page-segmentation mode is kept and reused; concurrent callers
+each borrow their own object from a small pool, because a TessBaseAPI is not thread-safe. Regions
+are recognised with PSM 4 (one column of variable-size text): PSM 3's own layout analysis splits
+some Chinese pages into fake columns, and columns are already separated by our layout step.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import tesserocr
+from PIL import Image
+
+from ocrqueue.documents.engines.base import EngineOutput, RecognitionRequest
+from ocrqueue.documents.errors import InvalidOptionsError
+from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.text import join_words
+
+TESSDATA_CANDIDATES = (
+    "/usr/share/tesseract-ocr/5/tessdata",
+    "/usr/share/tesseract-ocr/4.00/tessdata",
+    "/usr/share/tessdata",
+    "/usr/local/share/tessdata",
+)
+
+_PSM_FOR_TASK = {
+    "text": tesserocr.PSM.SINGLE_COLUMN,
+    "table": tesserocr.PSM.SINGLE_BLOCK,
+    "formula": tesserocr.PSM.SINGLE_BLOCK,
+}
+
+
+def find_tessdata() -> str:
+    """TESSDATA_PREFIX if set, else the first Debian/Ubuntu location holding traineddata files."""
+    env = os.environ.get("TESSDATA_PREFIX")
+    candidates = (env, *TESSDATA_CANDIDATES) if env else TESSDATA_CANDIDATES
+    for folder in candidates:
+        if folder and any(Path(folder).glob("*.traineddata")):
+            return folder.rstrip("/") + "/"
+    raise InvalidOptionsError("Tesseract language data not found: install tesseract-ocr-eng or set TESSDATA_PREFIX")
+
+
+class TesseractEngine:
+    name = "tesseract"
+
+    def __init__(self, tessdata: str | None = None) -> None:
+        self.tessdata = tessdata or find_tessdata()
+        _, langs = tesserocr.get_languages(self.tessdata)
+        self.installed = frozenset(langs)
+        self._free: dict[tuple[str, int], list[tesserocr.PyTessBaseAPI]] = {}
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def _borrow(self, lang: str, psm: int) -> Iterator[tesserocr.PyTessBaseAPI]:
+        key = (lang, psm)
+        with self._lock:
+            pool = self._free.setdefault(key, [])
+            api = pool.pop() if pool else None
+        if api is None:
+            api = tesserocr.PyTessBaseAPI(path=self.tessdata, lang=lang, psm=psm, oem=tesserocr.OEM.LSTM_ONLY)
+        try:
+            yield api
+        finally:
+            api.Clear()
+            with self._lock:
+                self._free[key].append(api)
+
+    def _lang(self, languages: tuple[str, ...]) -> str:
+        missing = [lang for lang in languages if lang not in self.installed]
+        if missing or not languages:
+            raise InvalidOptionsError(
+                f"OCR language(s) not installed: {', '.join(missing) or 'none given'}; "
+                f"installed: {', '.join(sorted(self.installed - {'osd'}))}"
+            )
+        return "+".join(languages)
+
+    def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
+        lang = self._lang(request.languages)
+        with self._borrow(lang, _PSM_FOR_TASK[request.task]) as api:
+            api.SetImage(image.convert("L"))
+            api.SetSourceResolution(request.dpi)
+            api.Recognize()
+            return EngineOutput(tuple(_lines(api)))
+
+
+def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
+    """Words grouped into Tesseract's text lines; a line's font size is its row height (x-height
+    plus ascender and descender allowance), steadier than box heights that vary with descenders."""
+    lines: list[Line] = []
+    words: list[Word] = []
+    line_box: BBox | None = None
+    row_height: float | None = None
+
+    def flush() -> None:
+        if words:
+            conf = sum(w.confidence or 0.0 for w in words) / len(words)
+            box = line_box or union(w.bbox for w in words)
+            lines.append(Line(join_words([w.text for w in words]), box, conf, tuple(words), row_height))
+            words.clear()
+
+    it = api.GetIterator()
+    if it is None:
+        return lines
+    level = tesserocr.RIL.WORD
+    for w in tesserocr.iterate_level(it, level):
+        if w.IsAtBeginningOf(tesserocr.RIL.TEXTLINE):
+            flush()
+            box = w.BoundingBox(tesserocr.RIL.TEXTLINE)
+            line_box = BBox(*(float(v) for v in box)) if box else None
+            row_height = float(w.RowAttributes()["row_height"])
+        box = w.BoundingBox(level)
+        if w.Empty(level) or box is None:
+            continue
+        text = w.GetUTF8Text(level).strip()
+        if text:
+            words.append(Word(text, BBox(*(float(v) for v in box)), w.Confidence(level) / 100.0))
+    flush()
+    return lines

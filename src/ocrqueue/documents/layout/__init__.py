@@ -1,0 +1,1 @@
+"""Page layout: regions in reading order, ruled tables, and blocks with their types."""

@@ -1,0 +1,114 @@
+"""Turn lines (already in reading order within a region) into typed blocks.
+
+The rules are deliberately simple and geometric so both the text-layer and the OCR path use them:
+a paragraph ends at a gap taller than a line or where the text size jumps; size relative to the
+page's body text makes titles; position in the top or bottom margin band makes headers and footers;
+a leading bullet or number makes list items; "Figure 2" / "Table 1" / "图 1" make captions.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Iterable, Sequence
+
+from ocrqueue.documents.geometry import union
+from ocrqueue.documents.model import Block, BlockType, Line
+from ocrqueue.documents.text import join_words
+
+LIST_MARKER = re.compile(
+    r"^\s*(?:[-\u2022*\u00b7\u25aa\u25e6\u2023\u2013]|\(?\d{1,3}[.)]|\(?[a-z][.)]|[一二三四五六七八九十]+、)\s+"
+)
+CAPTION = re.compile(r"^\s*(?:fig(?:ure)?\.?|table|tab\.|图|表)\s*\d+", re.IGNORECASE)
+MARGIN_BAND = 0.07
+TITLE_RATIO = 1.3
+H1_RATIO = 1.8
+
+
+def line_size(line: Line) -> float:
+    return line.font_size if line.font_size else line.bbox.height
+
+
+def body_size(lines: Iterable[Line]) -> float:
+    """The text size most characters on the page are set in (0 when there is no text)."""
+    weighted: list[float] = []
+    for line in lines:
+        weighted.extend([line_size(line)] * max(1, len(line.text) // 8))
+    return statistics.median(weighted) if weighted else 0.0
+
+
+def reading_sort(lines: Sequence[Line]) -> list[Line]:
+    """Top to bottom, left to right for lines sharing a row (within one column region)."""
+    if not lines:
+        return []
+    tol = max(2.0, statistics.median(line.bbox.height for line in lines) * 0.5)
+    return sorted(lines, key=lambda ln: (round(ln.bbox.cy / tol), ln.bbox.x0))
+
+
+def paragraphs(lines: Sequence[Line]) -> list[list[Line]]:
+    groups: list[list[Line]] = []
+    for line in lines:
+        if groups:
+            prev = groups[-1][-1]
+            size, prev_size = line_size(line), line_size(prev)
+            gap = line.bbox.y0 - prev.bbox.y1
+            same_size = max(size, prev_size) <= TITLE_RATIO * 0.95 * min(size, prev_size)
+            if (
+                gap <= max(size, prev_size)
+                and gap > -0.5 * line.bbox.height
+                and same_size
+                and not (LIST_MARKER.match(line.text) and not LIST_MARKER.match(groups[-1][0].text))
+            ):
+                groups[-1].append(line)
+                continue
+        groups.append([line])
+    return groups
+
+
+def _join_lines(lines: Sequence[Line]) -> str:
+    return join_words([ln.text for ln in lines])
+
+
+def _confidence(lines: Sequence[Line]) -> float | None:
+    known = [(ln.confidence, len(ln.text)) for ln in lines if ln.confidence is not None]
+    total = sum(n for _, n in known)
+    if not known or total == 0:
+        return None
+    return sum(c * n for c, n in known) / total
+
+
+def classify(lines: Sequence[Line], page_height: float, body: float) -> tuple[BlockType, int | None]:
+    box = union(ln.bbox for ln in lines)
+    size = statistics.median(line_size(ln) for ln in lines)
+    small = body <= 0 or size <= body * 1.15
+    if small and len(lines) <= 2 and box.y1 <= page_height * MARGIN_BAND:
+        return "header", None
+    if small and len(lines) <= 2 and box.y0 >= page_height * (1 - MARGIN_BAND):
+        return "footer", None
+    if CAPTION.match(lines[0].text) and len(lines) <= 3:
+        return "caption", None
+    if LIST_MARKER.match(lines[0].text):
+        return "list", None
+    if body > 0 and size >= body * TITLE_RATIO and len(lines) <= 3:
+        return "title", 1 if size >= body * H1_RATIO else 2
+    return "text", None
+
+
+def list_items(lines: Sequence[Line]) -> list[str]:
+    """Item texts of a list block: a line with a marker starts an item, others continue it."""
+    items: list[list[Line]] = []
+    for line in lines:
+        if LIST_MARKER.match(line.text) or not items:
+            items.append([line])
+        else:
+            items[-1].append(line)
+    return [LIST_MARKER.sub("", _join_lines(item), count=1) for item in items]
+
+
+def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list[Block]:
+    blocks = []
+    for group in paragraphs(lines):
+        kind, level = classify(group, page_height, body)
+        text = "\n".join(list_items(group)) if kind == "list" else _join_lines(group)
+        blocks.append(Block(kind, union(ln.bbox for ln in group), text, _confidence(group), tuple(group), level=level))
+    return blocks

@@ -1,0 +1,165 @@
+"""Find ruled tables from masks of horizontal and vertical rules and recover their cell structure.
+
+Rules come from long ink runs on a rendered page, or from vector strokes drawn onto a mask for
+born-digital PDFs, so one grid builder serves both paths. A missing stretch of rule between two
+neighbouring grid cells means the cells are merged (row or column span).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ocrqueue.documents.layout.xycut import Mask
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A rule: ``pos`` is its centre across the rule, ``start``..``end`` its extent along it."""
+
+    pos: int
+    start: int
+    end: int
+    thickness: int
+
+
+@dataclass(frozen=True)
+class GridCell:
+    row: int
+    col: int
+    row_span: int
+    col_span: int
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+
+
+@dataclass(frozen=True)
+class TableGrid:
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    n_rows: int
+    n_cols: int
+    cells: tuple[GridCell, ...]
+
+
+def long_runs(ink: Mask, min_len: int, axis: int) -> Mask:
+    """Pixels belonging to a run of at least ``min_len`` ink pixels along ``axis`` (1: rows)."""
+    a = ink if axis == 1 else ink.T
+    h, w = a.shape
+    if w < min_len:
+        return np.zeros_like(ink)
+    csum = np.zeros((h, w + 1), dtype=np.int32)
+    np.cumsum(a, axis=1, out=csum[:, 1:])
+    starts = (csum[:, min_len:] - csum[:, :-min_len]) == min_len  # window [j, j+min_len) all ink
+    marks = np.zeros((h, w + 1), dtype=np.int32)
+    marks[:, : w - min_len + 1] += starts
+    marks[:, min_len : w + 1] -= starts
+    covered = np.cumsum(marks, axis=1)[:, :w] > 0
+    return covered if axis == 1 else covered.T
+
+
+def _segments(rules: Mask, axis: int) -> list[Segment]:
+    """Group rule pixels into segments: bands of consecutive rows (axis=1) or columns (axis=0)."""
+    a = rules if axis == 1 else rules.T
+    present = a.any(axis=1)
+    out: list[Segment] = []
+    idx = np.flatnonzero(present)
+    if idx.size == 0:
+        return out
+    breaks = np.flatnonzero(np.diff(idx) > 1)
+    for lo, hi in zip(np.concatenate(([0], breaks + 1)), np.concatenate((breaks, [idx.size - 1])), strict=True):
+        b0, b1 = int(idx[lo]), int(idx[hi]) + 1
+        along = a[b0:b1].any(axis=0)
+        cols = np.flatnonzero(along)
+        gaps = np.flatnonzero(np.diff(cols) > 3)
+        for s, e in zip(np.concatenate(([0], gaps + 1)), np.concatenate((gaps, [cols.size - 1])), strict=True):
+            out.append(Segment((b0 + b1) // 2, int(cols[s]), int(cols[e]) + 1, b1 - b0))
+    return out
+
+
+def _cluster(values: list[int], tol: int) -> list[int]:
+    out: list[int] = []
+    for v in sorted(values):
+        if out and v - out[-1] <= tol:
+            continue
+        out.append(v)
+    return out
+
+
+class _Union:
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def join(self, a: int, b: int) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+
+def find_tables(h_rules: Mask, v_rules: Mask, tol: int) -> list[TableGrid]:
+    """Tables formed by at least two horizontal and two vertical rules that cross each other."""
+    hs = _segments(h_rules, axis=1)
+    vs = _segments(v_rules, axis=0)
+    if len(hs) < 2 or len(vs) < 2:
+        return []
+    uf = _Union(len(hs) + len(vs))
+    for i, h in enumerate(hs):
+        for j, v in enumerate(vs):
+            if h.start - tol <= v.pos <= h.end + tol and v.start - tol <= h.pos <= v.end + tol:
+                uf.join(i, len(hs) + j)
+    groups: dict[int, tuple[list[Segment], list[Segment]]] = {}
+    for i, h in enumerate(hs):
+        groups.setdefault(uf.find(i), ([], []))[0].append(h)
+    for j, v in enumerate(vs):
+        groups.setdefault(uf.find(len(hs) + j), ([], []))[1].append(v)
+    tables = [_grid(g_h, g_v, h_rules, v_rules, tol) for g_h, g_v in groups.values() if len(g_h) >= 2 and len(g_v) >= 2]
+    return [t for t in tables if t is not None]
+
+
+def _covered(rules: Mask, lo: int, hi: int, across0: int, across1: int, vertical: bool, tol: int) -> bool:
+    """Whether a rule runs along most of [lo, hi) near position band [across0, across1)."""
+    lo, hi = lo + tol, hi - tol
+    if hi <= lo:
+        return True
+    band = rules[lo:hi, across0:across1] if vertical else rules[across0:across1, lo:hi].T
+    return bool(band.any(axis=1).mean() >= 0.6)
+
+
+def _grid(hs: list[Segment], vs: list[Segment], h_rules: Mask, v_rules: Mask, tol: int) -> TableGrid | None:
+    ys = _cluster([h.pos for h in hs], tol)
+    xs = _cluster([v.pos for v in vs], tol)
+    n_rows, n_cols = len(ys) - 1, len(xs) - 1
+    if n_rows < 1 or n_cols < 1:
+        return None
+    half = max(tol, 2)
+    uf = _Union(n_rows * n_cols)
+    for r in range(n_rows):
+        for c in range(n_cols):
+            if c + 1 < n_cols and not _covered(
+                v_rules, ys[r], ys[r + 1], xs[c + 1] - half, xs[c + 1] + half, True, tol
+            ):
+                uf.join(r * n_cols + c, r * n_cols + c + 1)
+            if r + 1 < n_rows and not _covered(
+                h_rules, xs[c], xs[c + 1], ys[r + 1] - half, ys[r + 1] + half, False, tol
+            ):
+                uf.join(r * n_cols + c, (r + 1) * n_cols + c)
+    members: dict[int, list[tuple[int, int]]] = {}
+    for r in range(n_rows):
+        for c in range(n_cols):
+            members.setdefault(uf.find(r * n_cols + c), []).append((r, c))
+    cells = []
+    for group in members.values():
+        r0, r1 = min(r for r, _ in group), max(r for r, _ in group)
+        c0, c1 = min(c for _, c in group), max(c for _, c in group)
+        cells.append(GridCell(r0, c0, r1 - r0 + 1, c1 - c0 + 1, xs[c0], ys[r0], xs[c1 + 1], ys[r1 + 1]))
+    cells.sort(key=lambda cell: (cell.row, cell.col))
+    return TableGrid(xs[0], ys[0], xs[-1], ys[-1], n_rows, n_cols, tuple(cells))

@@ -1,0 +1,145 @@
+"""Build a page result by rendering the page and recognising it with an OCR engine.
+
+The page is straightened, split into column regions and ruled tables (layout/raster.py), and each
+region is recognised on its own, so engines never see two columns at once. Boxes are converted
+from pixels back to points so both paths share one coordinate frame.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+from PIL import Image
+
+from ocrqueue.documents.engines import OcrEngine, RecognitionRequest
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.layout.blocks import body_size, build_blocks
+from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
+from ocrqueue.documents.layout.raster import analyse, deskew
+from ocrqueue.documents.layout.tables import TableGrid
+from ocrqueue.documents.layout.xycut import Mask
+from ocrqueue.documents.model import Block, Line, PageResult, Table, TableCell, Word
+from ocrqueue.documents.pages import PageInput
+from ocrqueue.documents.text import join_words
+
+PAD = 12  # white border (pixels) around region crops: engines read text touching the edge badly
+FIGURE_MIN_IN = 1.0  # a region at least this tall and wide with (almost) no text is a figure
+FIGURE_MAX_TEXT_SHARE = 0.15
+
+
+def _to_points(line: Line, dx: float, dy: float, scale: float) -> Line:
+    def conv(b: BBox) -> BBox:
+        return BBox((b.x0 + dx) / scale, (b.y0 + dy) / scale, (b.x1 + dx) / scale, (b.y1 + dy) / scale)
+
+    words = tuple(Word(w.text, conv(w.bbox), w.confidence) for w in line.words)
+    size = line.font_size / scale if line.font_size else None
+    return Line(line.text, conv(line.bbox), line.confidence, words, size)
+
+
+def _crop(
+    image: Image.Image, box: tuple[int, int, int, int], blank: list[tuple[int, int, int, int]]
+) -> tuple[Image.Image, int, int]:
+    """Crop ``box`` plus a white pad; areas in ``blank`` (tables, rules) are painted white."""
+    x0, y0 = max(0, box[0] - PAD), max(0, box[1] - PAD)
+    x1, y1 = min(image.width, box[2] + PAD), min(image.height, box[3] + PAD)
+    crop = image.crop((x0, y0, x1, y1))
+    for b in blank:
+        crop.paste((255, 255, 255), (b[0] - x0, b[1] - y0, b[2] - x0, b[3] - y0))
+    return crop, x0, y0
+
+
+def _text_share(lines: list[Line], box: BBox) -> float:
+    """Share of the region covered by confidently recognised lines."""
+    return sum(ln.bbox.area for ln in lines if (ln.confidence or 0) >= 0.5) / max(1.0, box.area)
+
+
+def _png(image: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, "PNG", optimize=False)
+    return buf.getvalue()
+
+
+def from_ocr(
+    page: PageInput, engine: OcrEngine, languages: tuple[str, ...], dpi: int, tables: bool, warnings: list[str]
+) -> PageResult:
+    raster = page.render(dpi)
+    if raster.dpi < dpi:
+        warnings.append(f"rendered at {raster.dpi} dpi to stay within the pixel limit")
+    image, angle = deskew(raster.image, raster.dpi)
+    if angle:
+        warnings.append(f"straightened by {angle:.2f} degrees")
+    layout = analyse(image, raster.dpi, find_table_grids=tables)
+    request = RecognitionRequest(languages, "text", raster.dpi)
+    scale = raster.scale
+    table_boxes = [(t.x0, t.y0, t.x1, t.y1) for t in layout.tables]
+
+    region_lines: list[list[Line]] = []
+    for box in layout.regions:
+        crop, dx, dy = _crop(image, box, [b for b in table_boxes if _overlaps(b, box)])
+        out = engine.recognize(crop, request)
+        region_lines.append([_to_points(ln, dx, dy, scale) for ln in out.lines])
+
+    body = body_size(ln for lines in region_lines for ln in lines)
+    images: dict[str, bytes] = {}
+    per_region: list[list[Block]] = []
+    for box, lines in zip(layout.regions, region_lines, strict=True):
+        bbox = BBox(*box).scaled(1 / scale)
+        big = min(bbox.width, bbox.height) >= FIGURE_MIN_IN * 72
+        if big and not any(_overlaps(t, box) for t in table_boxes) and _text_share(lines, bbox) < FIGURE_MAX_TEXT_SHARE:
+            name = f"page{page.index + 1}-figure{len(images) + 1}.png"
+            images[name] = _png(image.crop(box))
+            per_region.append([Block("figure", bbox, "", None, (), image=name)])
+        else:
+            per_region.append(build_blocks(lines, page.height, body))
+
+    table_blocks = [_table_block(image, t, layout.rules, engine, request, scale) for t in layout.tables]
+    blocks: list[Block] = []
+    for i, region_blocks in enumerate(per_region):
+        blocks.extend(tb for tb, after in zip(table_blocks, layout.table_after, strict=True) if after == i)
+        blocks.extend(region_blocks)
+    blocks.extend(tb for tb, after in zip(table_blocks, layout.table_after, strict=True) if after >= len(per_region))
+    return PageResult(
+        page.index, page.width, page.height, engine.name, tuple(blocks), raster.dpi, tuple(warnings), images
+    )
+
+
+def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _table_block(
+    image: Image.Image, grid: TableGrid, rules: Mask, engine: OcrEngine, request: RecognitionRequest, scale: float
+) -> Block:
+    """Recognise each cell on its own, inset from its rules (which are painted out as well)."""
+    inset = max(2, request.dpi // 50)
+    cell_request = RecognitionRequest(request.languages, "table", request.dpi)
+    lines_seen: list[Line] = []
+    cells = []
+    for cell, empty in zip(grid.cells, grid_cells_to_points(grid, scale), strict=True):
+        box = (cell.x0 + inset, cell.y0 + inset, cell.x1 - inset, cell.y1 - inset)
+        if box[2] - box[0] < 4 or box[3] - box[1] < 4:
+            cells.append(empty)
+            continue
+        crop, dx, dy = _crop(image, box, [])
+        pixels = np.array(crop)
+        pixels[rules[dy : dy + crop.height, dx : dx + crop.width]] = 255
+        inner = pixels[box[1] - dy : box[3] - dy, box[0] - dx : box[2] - dx].copy()
+        pixels[:] = 255
+        pixels[box[1] - dy : box[3] - dy, box[0] - dx : box[2] - dx] = inner
+        out = engine.recognize(Image.fromarray(pixels), cell_request)
+        lines = [_to_points(ln, dx, dy, scale) for ln in out.lines]
+        lines_seen.extend(lines)
+        cells.append(
+            TableCell(
+                empty.row, empty.col, join_words([ln.text for ln in lines]), empty.bbox, empty.row_span, empty.col_span
+            )
+        )
+    table = Table(grid.n_rows, grid.n_cols, tuple(cells))
+    bbox = BBox(grid.x0, grid.y0, grid.x1, grid.y1).scaled(1 / scale)
+    return Block("table", bbox, table_text(table), _mean_confidence(lines_seen), (), table=table)
+
+
+def _mean_confidence(lines: list[Line]) -> float | None:
+    known = [ln.confidence for ln in lines if ln.confidence is not None]
+    return sum(known) / len(known) if known else None

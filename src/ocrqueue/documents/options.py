@@ -1,0 +1,53 @@
+"""Per-document processing options, chosen by the user and stored with the task."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+from ocrqueue.documents.errors import InvalidOptionsError
+
+Mode = Literal["auto", "ocr", "text"]
+MODES: tuple[Mode, ...] = ("auto", "ocr", "text")
+_LANGUAGE = re.compile(r"^[a-z]{3}(?:_[a-z]+)?$")
+
+
+@dataclass(frozen=True)
+class ProcessOptions:
+    """``auto`` reads good PDF text layers and OCRs the rest; ``ocr`` and ``text`` force one path."""
+
+    mode: Mode = "auto"
+    engine: str = "tesseract"
+    languages: tuple[str, ...] = ("eng",)
+    dpi: int = 200
+    tables: bool = True
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise InvalidOptionsError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        if not 72 <= self.dpi <= 600:
+            raise InvalidOptionsError(f"dpi must be between 72 and 600, not {self.dpi}")
+        if not self.languages or not all(_LANGUAGE.match(lang) for lang in self.languages):
+            raise InvalidOptionsError(
+                f"languages must be Tesseract-style codes like eng or chi_sim, not {list(self.languages)!r}"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "engine": self.engine,
+            "languages": list(self.languages),
+            "dpi": self.dpi,
+            "tables": self.tables,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ProcessOptions:
+        return cls(
+            mode=cast(Mode, d.get("mode", "auto")),
+            engine=str(d.get("engine", "tesseract")),
+            languages=tuple(d.get("languages", ("eng",))),
+            dpi=int(d.get("dpi", 200)),
+            tables=bool(d.get("tables", True)),
+        )

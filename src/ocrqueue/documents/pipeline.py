@@ -1,0 +1,30 @@
+"""process_page: choose the text-layer or OCR path for one page and run it."""
+
+from __future__ import annotations
+
+from ocrqueue.documents.engines import get_engine
+from ocrqueue.documents.model import PageResult
+from ocrqueue.documents.ocrpath import from_ocr
+from ocrqueue.documents.options import ProcessOptions
+from ocrqueue.documents.pages import PageInput
+from ocrqueue.documents.sanity import text_layer_problem
+from ocrqueue.documents.textpath import from_text_layer
+
+
+def process_page(page: PageInput, options: ProcessOptions) -> PageResult:
+    """Turn one page into blocks; raises DocumentError for input that cannot be processed."""
+    warnings: list[str] = []
+    if options.mode != "ocr":
+        layer = page.text_layer()
+        problem = text_layer_problem(layer)
+        if layer is not None and (problem is None or options.mode == "text"):
+            if problem is not None:
+                warnings.append(f"text layer used as requested although {problem}")
+            return from_text_layer(page, layer, options.tables, warnings)
+        if options.mode == "text":
+            warnings.append(f"{problem}; nothing extracted because mode is 'text'")
+            return PageResult(page.index, page.width, page.height, "text_layer", (), None, tuple(warnings))
+        if layer is not None and problem is not None:
+            warnings.append(f"OCR used: {problem}")
+    engine = get_engine(options.engine)
+    return from_ocr(page, engine, options.languages, options.dpi, options.tables, warnings)

@@ -1,0 +1,110 @@
+"""Build a page result from a PDF's own text layer: no rendering, no OCR."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.layout.blocks import MARGIN_BAND, body_size, build_blocks, reading_sort
+from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
+from ocrqueue.documents.layout.raster import GRID_DPI, MIN_GUTTER_IN
+from ocrqueue.documents.layout.tables import find_tables
+from ocrqueue.documents.layout.xycut import Region, xy_cut_page
+from ocrqueue.documents.model import Block, Line, PageResult, TableCell, Word
+from ocrqueue.documents.pages import PageInput, TextLayer
+
+RULE_SCALE = 2.0  # mask pixels per point when vector rules are drawn to find tables
+GRID_SCALE = GRID_DPI / 72
+
+# A table found from vector rules: its box, rows, columns and (still empty) cells, all in points.
+VectorTable = tuple[BBox, int, int, list[TableCell]]
+
+
+def _vector_tables(rules: list[BBox], width: float, height: float) -> list[VectorTable]:
+    """Tables from vector rules: (bbox in points, rows, columns, empty cells in points)."""
+    if len(rules) < 4:
+        return []
+    shape = (int(height * RULE_SCALE) + 2, int(width * RULE_SCALE) + 2)
+    h_mask = np.zeros(shape, dtype=bool)
+    v_mask = np.zeros(shape, dtype=bool)
+    for r in rules:
+        x0, y0 = max(0, int(r.x0 * RULE_SCALE)), max(0, int(r.y0 * RULE_SCALE))
+        x1, y1 = int(np.ceil(r.x1 * RULE_SCALE)) + 1, int(np.ceil(r.y1 * RULE_SCALE)) + 1
+        (h_mask if r.width >= r.height else v_mask)[y0:y1, x0:x1] = True
+    out: list[VectorTable] = []
+    for grid in find_tables(h_mask, v_mask, tol=4):
+        cells = grid_cells_to_points(grid, RULE_SCALE)
+        box = BBox(grid.x0 / RULE_SCALE, grid.y0 / RULE_SCALE, grid.x1 / RULE_SCALE, grid.y1 / RULE_SCALE)
+        out.append((box, grid.n_rows, grid.n_cols, cells))
+    return out
+
+
+def _regions(words: list[Word], tables: list[BBox], width: float, height: float) -> list[BBox]:
+    """Column-aware regions in reading order, from word boxes drawn on a coarse grid."""
+    grid = np.zeros((int(height * GRID_SCALE) + 1, int(width * GRID_SCALE) + 1), dtype=bool)
+    for box in [w.bbox for w in words] + tables:
+        grid[
+            int(box.y0 * GRID_SCALE) : int(np.ceil(box.y1 * GRID_SCALE)),
+            int(box.x0 * GRID_SCALE) : int(np.ceil(box.x1 * GRID_SCALE)),
+        ] = True
+    leaves: list[Region] = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND)
+    return [BBox(r.x0 / GRID_SCALE, r.y0 / GRID_SCALE, r.x1 / GRID_SCALE, r.y1 / GRID_SCALE) for r in leaves]
+
+
+def _split_lines(lines: tuple[Line, ...], regions: list[BBox]) -> list[list[Line]]:
+    """Assign each word to the region holding its centre, cutting lines that cross a gutter."""
+    per_region: list[list[Line]] = [[] for _ in regions]
+    for line in lines:
+        current: int | None = None
+        words: list[Word] = []
+        for word in line.words:
+            idx = next((i for i, r in enumerate(regions) if r.contains_center_of(word.bbox)), None)
+            if idx != current and words and current is not None:
+                per_region[current].append(_subline(line, words))
+                words = []
+            current = idx
+            words.append(word)
+        if words and current is not None:
+            per_region[current].append(_subline(line, words))
+    return per_region
+
+
+def _subline(line: Line, words: list[Word]) -> Line:
+    if len(words) == len(line.words):
+        return line
+    return Line(
+        " ".join(w.text for w in words), union(w.bbox for w in words), line.confidence, tuple(words), line.font_size
+    )
+
+
+def from_text_layer(page: PageInput, layer: TextLayer, find_tables_too: bool, warnings: list[str]) -> PageResult:
+    width, height = page.width, page.height
+    tables = _vector_tables(page.rulings(), width, height) if find_tables_too else []
+    table_boxes = [t[0] for t in tables]
+    flow: list[Line] = []
+    table_words: list[list[Word]] = [[] for _ in tables]
+    for line in layer.lines:
+        idx = next((i for i, box in enumerate(table_boxes) if box.contains_center_of(line.bbox)), None)
+        if idx is None:
+            flow.append(line)
+        else:
+            table_words[idx].extend(line.words)
+    regions = _regions([w for ln in flow for w in ln.words], table_boxes, width, height)
+    body = body_size(flow)
+    blocks: list[Block] = []
+    placed: set[int] = set()
+    for region, lines in zip(regions, _split_lines(tuple(flow), regions), strict=True):
+        region_blocks = build_blocks(reading_sort(lines), height, body)
+        for i, box in enumerate(table_boxes):
+            if i not in placed and region.contains_center_of(box):
+                placed.add(i)
+                region_blocks.append(_table_block(tables[i], table_words[i]))
+        blocks.extend(sorted(region_blocks, key=lambda b: b.bbox.y0))  # one column: top to bottom
+    blocks.extend(_table_block(tables[i], table_words[i]) for i in range(len(tables)) if i not in placed)
+    return PageResult(page.index, width, height, "text_layer", tuple(blocks), None, tuple(warnings))
+
+
+def _table_block(table: VectorTable, words: list[Word]) -> Block:
+    box, n_rows, n_cols, cells = table
+    filled = fill_table(n_rows, n_cols, cells, words)
+    return Block("table", box, table_text(filled), 1.0, (), table=filled)
