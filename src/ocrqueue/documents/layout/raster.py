@@ -63,7 +63,8 @@ def coarse(mask: Mask, factor: int) -> Mask:
         for dx in (-1, 0, 1)
         if dy or dx
     )
-    return cells & (np.asarray(neighbours) > 0)
+    result: Mask = cells & (np.asarray(neighbours) > 0)
+    return result
 
 
 def estimate_skew(mask: Mask) -> float:

@@ -26,8 +26,9 @@ class Region:
     y1: int
 
 
-def _runs(profile: npt.NDArray[np.bool_]) -> list[tuple[int, int]]:
+def _runs(values: object) -> list[tuple[int, int]]:
     """Start/end (exclusive) of each run of False values strictly inside the first and last True."""
+    profile: npt.NDArray[np.bool_] = np.asarray(values, dtype=bool)
     idx = np.flatnonzero(profile)
     if idx.size == 0:
         return []

@@ -1,0 +1,83 @@
+"""The OCR pipeline: bytes in, a document result (JSON and Markdown) out, page by page.
+
+Typical use by a task handler::
+
+    with open_document(data, limits) as doc:
+        for page in doc.pages(start=first_unfinished):
+            result = process_page(page, options)
+            checkpoint(result.to_dict(), result.images)
+    final = assemble(doc.meta, results)
+
+It knows nothing about queues or HTTP; every failure caused by the input is a DocumentError.
+"""
+
+from ocrqueue.documents.document import Document, open_document
+from ocrqueue.documents.engines import EngineOutput, OcrEngine, RecognitionRequest, available_engines, get_engine
+from ocrqueue.documents.engines.base import register_engine
+from ocrqueue.documents.errors import (
+    CorruptDocumentError,
+    DocumentError,
+    EmptyDocumentError,
+    EncryptedPdfError,
+    InvalidOptionsError,
+    PageRenderError,
+    TooLargeError,
+    TooManyPagesError,
+    TooManyPixelsError,
+    UnknownEngineError,
+    UnsupportedTypeError,
+)
+from ocrqueue.documents.limits import DocumentLimits
+from ocrqueue.documents.model import (
+    SCHEMA_VERSION,
+    Block,
+    DocumentMeta,
+    Line,
+    PageResult,
+    Table,
+    TableCell,
+    Word,
+)
+from ocrqueue.documents.options import ProcessOptions
+from ocrqueue.documents.pages import PageInput
+from ocrqueue.documents.pipeline import process_page
+from ocrqueue.documents.result import DocumentResult, assemble
+from ocrqueue.documents.sniff import InputFormat, sniff_format
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Block",
+    "CorruptDocumentError",
+    "Document",
+    "DocumentError",
+    "DocumentLimits",
+    "DocumentMeta",
+    "DocumentResult",
+    "EmptyDocumentError",
+    "EncryptedPdfError",
+    "EngineOutput",
+    "InputFormat",
+    "InvalidOptionsError",
+    "Line",
+    "OcrEngine",
+    "PageInput",
+    "PageRenderError",
+    "PageResult",
+    "ProcessOptions",
+    "RecognitionRequest",
+    "Table",
+    "TableCell",
+    "TooLargeError",
+    "TooManyPagesError",
+    "TooManyPixelsError",
+    "UnknownEngineError",
+    "UnsupportedTypeError",
+    "Word",
+    "assemble",
+    "available_engines",
+    "get_engine",
+    "open_document",
+    "process_page",
+    "register_engine",
+    "sniff_format",
+]
