@@ -45,6 +45,11 @@ log = logging.getLogger(__name__)
 Params = dict[str, Any]
 
 
+def _configure_connection(conn: psycopg.Connection[Any]) -> None:
+    """Hand jsonb back as text, so both backends decode JSON in one place (rows.decode_json)."""
+    conn.adapters.register_loader("jsonb", psycopg.types.string.TextLoader)
+
+
 class PostgresStore(Store):
     backend = "postgresql"
 
@@ -56,6 +61,7 @@ class PostgresStore(Store):
             min_size=1,
             max_size=max(2, pool_size),
             kwargs={"autocommit": True},
+            configure=_configure_connection,
             timeout=10.0,
             reconnect_timeout=0,
             open=True,

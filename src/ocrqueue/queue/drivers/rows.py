@@ -27,11 +27,9 @@ def _required_datetime(value: Any) -> datetime:
     return converted
 
 
-def decode_json(value: Any) -> JSON:
-    """SQLite stores JSON as text; psycopg already decodes jsonb."""
-    if isinstance(value, str | bytes):
-        return json.loads(value)
-    return value
+def decode_json(value: str | bytes) -> JSON:
+    """Both drivers hand JSON columns over as text (the PostgreSQL driver registers a text loader)."""
+    return json.loads(value)
 
 
 def task_from_row(row: Row) -> Task:

@@ -18,7 +18,8 @@ depends_on = None
 # PostgreSQL keeps real timestamps; SQLite keeps epoch seconds so the database clock
 # (julianday('now')) compares and sorts as numbers.
 TIMESTAMP = sa.DateTime(timezone=True).with_variant(sa.Float(), "sqlite")
-JSON_DOC = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+# SQLite keeps JSON as TEXT: a column declared JSON would get NUMERIC affinity and turn "1" into 1.
+JSON_DOC = sa.Text().with_variant(postgresql.JSONB(), "postgresql")
 PENDING = sa.text("status = 'pending'")
 RUNNING = sa.text("status = 'running'")
 

@@ -1,0 +1,228 @@
+"""The worker runtime in-process, on both backends: the handler's view of leases, retries, cancels."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from support.waiting import wait_for
+
+from ocrqueue.queue import (
+    LeaseLost,
+    PermanentError,
+    QueueConfig,
+    Registry,
+    Store,
+    TaskContext,
+    TaskSpec,
+    TaskStatus,
+    TransientError,
+    Worker,
+)
+from ocrqueue.queue.kinds import register_builtin_kinds
+from ocrqueue.queue.metrics import QueueMetrics
+from ocrqueue.queue.models import EventType, JSON
+
+FAST = QueueConfig(
+    lease_seconds=2.0,
+    heartbeat_seconds=0.3,
+    reaper_seconds=0.3,
+    poll_seconds=0.2,
+    shutdown_grace_seconds=0.5,
+    concurrency=3,
+    backoff_base_seconds=0.05,
+    backoff_cap_seconds=0.2,
+)
+
+
+def terminal(store: Store, task_id: str, timeout: float = 20) -> TaskStatus:
+    def done() -> TaskStatus | None:
+        task = store.get(task_id)
+        return task.status if task is not None and task.status.terminal else None
+
+    return wait_for(done, timeout=timeout, what=f"task {task_id} to finish")
+
+
+@pytest.fixture
+def registry() -> Registry:
+    return register_builtin_kinds(Registry())
+
+
+@pytest.fixture
+def start_worker(store: Store, registry: Registry, metrics: QueueMetrics) -> Iterator[object]:
+    started: list[Worker] = []
+
+    def start(config: QueueConfig = FAST, worker_id: str | None = None) -> Worker:
+        worker = Worker(store, registry, config, worker_id=worker_id, metrics=metrics)
+        worker.start()
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:
+        worker.stop(release_now=True)
+    for worker in started:
+        assert worker.wait_stopped(15), "worker did not stop"
+
+
+def test_worker_runs_tasks_to_completion(store: Store, start_worker, metrics: QueueMetrics) -> None:  # type: ignore[no-untyped-def]
+    ids = [r.task.id for r in store.submit_many([TaskSpec("sleep", {"pages": 3}) for _ in range(10)])]
+    start_worker()
+    for task_id in ids:
+        assert terminal(store, task_id) is TaskStatus.COMPLETED
+        task = store.get(task_id)
+        assert task is not None and task.result == {"pages": [{"page": p, "attempt": 1} for p in range(3)]}
+        assert (task.progress_done, task.progress_total) == (3, 3)
+    assert metrics.claims.labels("sleep")._value.get() == 10
+
+
+def test_submit_wakes_an_idle_worker_without_waiting_for_the_poll(store: Store, start_worker) -> None:  # type: ignore[no-untyped-def]
+    slow_poll = QueueConfig(**{**FAST.__dict__, "poll_seconds": 120.0})
+    start_worker(slow_poll)
+    task_id = store.submit(TaskSpec("noop")).task.id
+    assert terminal(store, task_id, timeout=10) is TaskStatus.COMPLETED
+
+
+def test_transient_errors_retry_with_backoff_then_succeed(store: Store, start_worker) -> None:  # type: ignore[no-untyped-def]
+    task_id = store.submit(TaskSpec("sleep", {"pages": 4, "fail_attempts": 2})).task.id
+    start_worker()
+    assert terminal(store, task_id) is TaskStatus.COMPLETED
+    task = store.get(task_id)
+    assert task is not None and task.attempts == 3
+    retried = [e for e in store.events(task_id) if e.type is EventType.RETRIED]
+    assert len(retried) == 2 and all(e.detail["error_kind"] == "transient" for e in retried)
+    assert all(0 <= e.detail["delay_seconds"] <= 0.2 for e in retried)
+    # resumed at the first unfinished page: pages 0-1 were done by attempt 1
+    assert [p["attempt"] for p in task.result["pages"]] == [1, 1, 3, 3]
+
+
+def test_permanent_error_dead_letters_without_retry(store: Store, start_worker) -> None:  # type: ignore[no-untyped-def]
+    task_id = store.submit(TaskSpec("sleep", {"pages": 2, "fail_attempts": 9, "error": "permanent"})).task.id
+    start_worker()
+    assert terminal(store, task_id) is TaskStatus.DEAD_LETTER
+    task = store.get(task_id)
+    assert task is not None and task.attempts == 1 and task.error_kind == "permanent"
+    assert "planted permanent failure" in (task.error_message or "")
+
+
+def test_unknown_errors_retry_until_attempts_run_out(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
+    def explode(ctx: TaskContext) -> JSON:
+        raise RuntimeError(f"bug on attempt {ctx.attempt}")
+
+    registry.register("explode", explode)
+    task_id = store.submit(TaskSpec("explode", max_attempts=3)).task.id
+    start_worker()
+    assert terminal(store, task_id) is TaskStatus.DEAD_LETTER
+    task = store.get(task_id)
+    assert task is not None and task.attempts == 3 and task.error_kind == "unknown"
+    assert task.error_message == "RuntimeError: bug on attempt 3"
+
+
+def test_cancelling_a_running_task_stops_its_handler(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
+    started = threading.Event()
+
+    def long_job(ctx: TaskContext) -> JSON:
+        started.set()
+        for page in range(10_000):
+            ctx.raise_if_cancelled()
+            ctx.save_checkpoint(page, page)
+            threading.Event().wait(0.01)
+        return "finished"
+
+    registry.register("long", long_job)
+    task_id = store.submit(TaskSpec("long")).task.id
+    start_worker()
+    assert started.wait(10)
+    store.cancel(task_id)
+    assert terminal(store, task_id) is TaskStatus.CANCELLED
+    task = store.get(task_id)
+    assert task is not None and task.result is None
+
+
+def test_heartbeat_keeps_a_long_task_past_its_lease(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
+    release = threading.Event()
+
+    def slow(ctx: TaskContext) -> JSON:
+        release.wait(30)
+        return "done"
+
+    registry.register("slow", slow)
+    task_id = store.submit(TaskSpec("slow")).task.id
+    start_worker()
+    first = wait_for(lambda: store.get(task_id).lease_expires_at, what="claim")  # type: ignore[union-attr]
+    wait_for(lambda: store.get(task_id).lease_expires_at > first, what="renewal")  # type: ignore[union-attr]
+    wait_for(lambda: store.now() > first.timestamp() + 0.5, what="original lease to pass")
+    assert store.reap().total == 0
+    release.set()
+    assert terminal(store, task_id) is TaskStatus.COMPLETED
+    task = store.get(task_id)
+    assert task is not None and task.attempts == 1
+
+
+def test_a_handler_that_lost_its_lease_has_its_result_discarded(  # type: ignore[no-untyped-def]
+    store: Store, registry: Registry, start_worker, metrics: QueueMetrics
+) -> None:
+    in_handler, taken_over = threading.Event(), threading.Event()
+    outcomes: list[str] = []
+
+    def stalls(ctx: TaskContext) -> JSON:
+        if ctx.attempt == 1:
+            in_handler.set()
+            taken_over.wait(30)
+            try:
+                ctx.save_checkpoint(0, "zombie")
+            except LeaseLost:
+                outcomes.append("lease lost")
+                raise
+            return "zombie result"
+        ctx.save_checkpoint(0, "owner")
+        return "owner result"
+
+    registry.register("stalls", stalls)
+    task_id = store.submit(TaskSpec("stalls")).task.id
+    zombie = start_worker(worker_id="zombie")
+    assert in_handler.wait(10)
+    zombie.stop(release_now=False)  # no more claims from it; its heartbeat keeps going
+    store.expire_worker_leases(["zombie"])
+    store.reap()
+    owner = store.claim("owner", 1, 30)[0]
+    taken_over.set()
+    wait_for(lambda: outcomes, what="zombie to hit its lost lease")
+    assert store.complete(owner.lease, "owner result").status is TaskStatus.COMPLETED
+    task = store.get(task_id)
+    assert task is not None and task.result == "owner result"
+    assert store.checkpoints(task_id) == []
+    wait_for(lambda: metrics.lease_losses.labels("stalls")._value.get() == 1, what="lease loss counted")
+
+
+def test_graceful_stop_releases_unfinished_tasks_at_once(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
+    running = threading.Event()
+
+    def endless(ctx: TaskContext) -> JSON:
+        running.set()
+        threading.Event().wait(60)
+        return None
+
+    registry.register("endless", endless)
+    task_id = store.submit(TaskSpec("endless")).task.id
+    worker = start_worker(QueueConfig(**{**FAST.__dict__, "lease_seconds": 120.0}))
+    assert running.wait(10)
+    worker.stop()
+    assert worker.wait_stopped(10)
+    task = store.get(task_id)
+    assert task is not None and (task.status, task.attempts) == (TaskStatus.PENDING, 0)
+    assert store.events(task_id)[-1].type is EventType.RELEASED
+    assert [w.stopped_at is not None for w in store.workers()] == [True]
+
+
+def test_start_up_recovers_tasks_of_a_dead_worker_on_this_host(store: Store, start_worker) -> None:  # type: ignore[no-untyped-def]
+    from ocrqueue.queue.identity import host_name
+
+    store.register_worker("ghost", host_name(), 2**22 + 12345, 1, ["sleep"])  # a pid that does not exist
+    task_id = store.submit(TaskSpec("sleep")).task.id
+    store.claim("ghost", 1, 3600)
+    start_worker()
+    assert terminal(store, task_id) is TaskStatus.COMPLETED
+    types = [e.type for e in store.events(task_id)]
+    assert EventType.LEASE_LOST in types
