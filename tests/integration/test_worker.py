@@ -10,19 +10,17 @@ from support.waiting import wait_for
 
 from ocrqueue.queue import (
     LeaseLost,
-    PermanentError,
     QueueConfig,
     Registry,
     Store,
     TaskContext,
     TaskSpec,
     TaskStatus,
-    TransientError,
     Worker,
 )
 from ocrqueue.queue.kinds import register_builtin_kinds
 from ocrqueue.queue.metrics import QueueMetrics
-from ocrqueue.queue.models import EventType, JSON
+from ocrqueue.queue.models import JSON, EventType
 
 FAST = QueueConfig(
     lease_seconds=2.0,
