@@ -1,0 +1,197 @@
+"""Random sequences of queue operations against a simple model, invariants checked after every step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from support.db import wipe
+
+from ocrqueue.queue import LeaseLost, Store, TaskSpec, TaskStatus, open_store
+from ocrqueue.queue.models import Lease
+
+WORKERS = st.sampled_from(["w1", "w2", "w3"])
+
+
+@dataclass
+class ModelTask:
+    status: TaskStatus
+    max_attempts: int
+    dedup_key: str | None
+    attempts: int = 0
+    token: int = 0
+    holder: str | None = None
+    cancel_requested: bool = False
+    completions: int = 0
+
+
+class QueueMachine(RuleBasedStateMachine):
+    db_url: str = ""
+    leases = Bundle("leases")
+    task_ids = Bundle("task_ids")
+
+    def __init__(self) -> None:
+        super().__init__()
+        wipe(self.db_url)
+        self.store: Store = open_store(self.db_url, pool_size=2)
+        self.model: dict[str, ModelTask] = {}
+
+    def teardown(self) -> None:
+        self.store.close()
+
+    def _current(self, lease: Lease) -> bool:
+        task = self.model[lease.task_id]
+        return task.status is TaskStatus.RUNNING and task.token == lease.token
+
+    def _finish_running(self, task: ModelTask, retryable: bool) -> None:
+        if task.cancel_requested:
+            task.status = TaskStatus.CANCELLED
+        elif not retryable or task.attempts >= task.max_attempts:
+            task.status = TaskStatus.DEAD_LETTER
+        else:
+            task.status = TaskStatus.PENDING
+        task.holder = None
+
+    @rule(target=task_ids, max_attempts=st.integers(1, 3), key=st.sampled_from([None, None, "a", "b"]))
+    def submit(self, max_attempts: int, key: str | None) -> str:
+        result = self.store.submit(TaskSpec("noop", max_attempts=max_attempts, dedup_key=key))
+        live = [
+            tid for tid, t in self.model.items() if key is not None and t.dedup_key == key and t.status != "cancelled"
+        ]
+        if live:
+            assert not result.created and result.task.id == live[0]
+        else:
+            assert result.created
+            self.model[result.task.id] = ModelTask(TaskStatus.PENDING, max_attempts, key)
+        return result.task.id
+
+    @rule(target=leases, worker=WORKERS, limit=st.integers(1, 3))
+    def claim(self, worker: str, limit: int) -> object:
+        pending = {tid for tid, t in self.model.items() if t.status is TaskStatus.PENDING}
+        claimed = self.store.claim(worker, limit, 3600)
+        assert len(claimed) == min(limit, len(pending))
+        for item in claimed:
+            assert item.task.id in pending, "claimed a task that was not pending"
+            task = self.model[item.task.id]
+            task.status, task.attempts, task.token, task.holder = (
+                TaskStatus.RUNNING,
+                task.attempts + 1,
+                task.token + 1,
+                worker,
+            )
+            assert item.lease.token == task.token
+        return claimed[0].lease if claimed else Lease("00000000-0000-7000-8000-000000000000", 0, worker)
+
+    def _known(self, lease: Lease) -> bool:
+        return lease.task_id in self.model
+
+    @rule(worker=WORKERS, extra=leases)
+    def heartbeat(self, worker: str, extra: Lease) -> None:
+        mine = [Lease(tid, t.token, worker) for tid, t in self.model.items() if t.holder == worker]
+        leases = mine + ([extra] if self._known(extra) and extra.worker_id == worker else [])
+        beat = self.store.heartbeat(worker, leases, 3600)
+        expected = {lease.task_id for lease in leases if self._current(lease)}
+        assert beat.held == expected
+        assert beat.cancel_requested == {tid for tid in expected if self.model[tid].cancel_requested}
+
+    @rule(lease=leases)
+    def complete(self, lease: Lease) -> None:
+        if not self._known(lease):
+            return
+        if not self._current(lease):
+            with pytest.raises(LeaseLost):
+                self.store.complete(lease, {"by": lease.worker_id})
+            return
+        outcome = self.store.complete(lease, {"by": lease.worker_id})
+        task = self.model[lease.task_id]
+        task.status = TaskStatus.CANCELLED if task.cancel_requested else TaskStatus.COMPLETED
+        task.completions += task.status is TaskStatus.COMPLETED
+        task.holder = None
+        assert outcome.status is task.status
+
+    @rule(lease=leases, retryable=st.booleans())
+    def fail(self, lease: Lease, retryable: bool) -> None:
+        if not self._known(lease):
+            return
+        if not self._current(lease):
+            with pytest.raises(LeaseLost):
+                self.store.fail(lease, error_kind="transient", message="x", retryable=retryable, delay_seconds=0)
+            return
+        self.store.fail(lease, error_kind="transient", message="x", retryable=retryable, delay_seconds=0)
+        self._finish_running(self.model[lease.task_id], retryable)
+
+    @rule(lease=leases, seq=st.integers(0, 3))
+    def checkpoint(self, lease: Lease, seq: int) -> None:
+        if not self._known(lease):
+            return
+        if self._current(lease):
+            self.store.checkpoint(lease, seq, {"token": lease.token})
+        else:
+            with pytest.raises(LeaseLost):
+                self.store.checkpoint(lease, seq, {"token": lease.token})
+
+    @rule(task_id=task_ids)
+    def cancel(self, task_id: str) -> None:
+        self.store.cancel(task_id)
+        task = self.model[task_id]
+        if task.status is TaskStatus.PENDING:
+            task.status, task.cancel_requested = TaskStatus.CANCELLED, True
+        elif task.status is TaskStatus.RUNNING:
+            task.cancel_requested = True
+
+    @rule(worker=WORKERS)
+    def worker_dies_and_reaper_runs(self, worker: str) -> None:
+        self.store.expire_worker_leases([worker])
+        self.store.reap()
+        for task in self.model.values():
+            if task.holder == worker and task.status is TaskStatus.RUNNING:
+                self._finish_running(task, retryable=True)
+
+    @rule(worker=WORKERS)
+    def graceful_release(self, worker: str) -> None:
+        mine = [Lease(tid, t.token, worker) for tid, t in self.model.items() if t.holder == worker]
+        released = self.store.release(worker, mine)
+        assert sorted(released) == sorted(lease.task_id for lease in mine)
+        for lease in mine:
+            task = self.model[lease.task_id]
+            if task.cancel_requested:
+                task.status = TaskStatus.CANCELLED
+            else:
+                task.status, task.attempts = TaskStatus.PENDING, task.attempts - 1
+            task.holder = None
+
+    @rule(task_id=task_ids)
+    def requeue(self, task_id: str) -> None:
+        result = self.store.requeue(task_id)
+        task = self.model[task_id]
+        assert (result is not None) == (task.status is TaskStatus.DEAD_LETTER)
+        if result is not None:
+            task.status, task.attempts, task.cancel_requested = TaskStatus.PENDING, 0, False
+
+    @invariant()
+    def database_matches_model(self) -> None:
+        for task_id, expected in self.model.items():
+            actual = self.store.get(task_id)
+            assert actual is not None
+            assert (actual.status, actual.attempts, actual.lease_token, actual.cancel_requested) == (
+                expected.status, expected.attempts, expected.token, expected.cancel_requested,
+            ), task_id  # fmt: skip
+            assert expected.completions <= 1
+            if actual.status is TaskStatus.RUNNING:
+                assert actual.worker_id == expected.holder
+
+
+def test_queue_state_machine(db_url: str) -> None:
+    QueueMachine.db_url = db_url
+    run_state_machine_as_test(
+        QueueMachine,
+        settings=settings(
+            max_examples=40,
+            stateful_step_count=30,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        ),
+    )
