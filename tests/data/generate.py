@@ -45,7 +45,7 @@ CHINESE = [
     "会议地点为北京市朝阳区建国路八十八号。",
 ]
 MIXED = [
-    "Order 2024 订单已经发货，预计三天内到达。",
+    "Order 2024 订单已经发货，预计三天内到达。",  # noqa: RUF001 (Chinese punctuation is the point)
     "The total amount 总金额 is 1,250 yuan.",
     "Please sign the delivery note 请在送货单上签字。",
 ]
@@ -311,7 +311,9 @@ def generate(out: Path) -> dict[str, Sample]:
         put(Sample(name, f"{name}.png", "clean", lang, text, tbl), encode(image, "PNG"))
         put(Sample(f"{name}_scan", f"{name}_scan.jpg", "scan", lang, text, tbl), scanned(image, seed))
 
-    put(Sample("english_webp", "english.webp", "clean", "eng", ["Supplier Invoices", *ENGLISH]), encode(english, "WEBP"))
+    put(
+        Sample("english_webp", "english.webp", "clean", "eng", ["Supplier Invoices", *ENGLISH]), encode(english, "WEBP")
+    )
     put(Sample("english_bmp", "english.bmp", "clean", "eng", ["Supplier Invoices", *ENGLISH]), encode(english, "BMP"))
     tiff = io.BytesIO()
     english.convert("L").save(tiff, "TIFF", save_all=True, append_images=[chinese.convert("L")], dpi=(DPI, DPI))
@@ -328,7 +330,11 @@ def generate(out: Path) -> dict[str, Sample]:
         "empty": ("empty.pdf", b"", "empty"),
         "truncated_png": ("truncated.png", encode(english, "PNG")[:3000], "corrupt"),
         "truncated_pdf": ("truncated.pdf", born_digital_pdf(3)[:200], "corrupt"),
-        "corrupt_pdf": ("corrupt.pdf", b"%PDF-1.7\n" + bytes(random.Random(1).randrange(256) for _ in range(4000)), "corrupt"),
+        "corrupt_pdf": (
+            "corrupt.pdf",
+            b"%PDF-1.7\n" + bytes(random.Random(1).randrange(256) for _ in range(4000)),
+            "corrupt",
+        ),
         "encrypted_pdf": ("encrypted.pdf", _encrypted(), "encrypted_pdf"),
         "unsupported_gif": ("picture.png", encode(Image.new("RGB", (10, 10)), "GIF"), "unsupported_type"),
         "unsupported_text": ("notes.pdf", b"just some plain text, not a PDF at all\n", "unsupported_type"),

@@ -1,0 +1,109 @@
+"""Rendered pages through Tesseract: accuracy, reading order, tables, raster formats."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from generate import LEFT_COLUMN, RIGHT_COLUMN, TABLE
+from metrics import cer, page_text, table_cell_accuracy
+
+from ocrqueue.documents import (
+    DocumentError,
+    ProcessOptions,
+    RecognitionRequest,
+    get_engine,
+    open_document,
+)
+
+from .conftest import Samples
+from .helpers import run
+
+LIMITS = {
+    "english": 0.005,
+    "chinese": 0.02,
+    "mixed": 0.03,
+    "two_column": 0.01,
+    "english_scan": 0.02,
+    "chinese_scan": 0.04,
+    "mixed_scan": 0.05,
+    "english_webp": 0.005,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LIMITS))
+def test_character_error_rate(samples: Samples, name: str) -> None:
+    sample = samples[name]
+    page = run(samples.data(name), languages=tuple(sample.language.split("+"))).pages[0]
+    assert page.source == "tesseract"
+    assert cer("\n".join(sample.text), page_text(page)) < LIMITS[name]
+
+
+@pytest.mark.parametrize("name", ["two_column", "two_column_scan"])
+def test_two_column_reading_order(samples: Samples, name: str) -> None:
+    text = page_text(run(samples.data(name)).pages[0])
+    positions = [text.find(s.split()[0]) for s in LEFT_COLUMN + RIGHT_COLUMN]
+    assert -1 not in positions
+    assert positions == sorted(positions)
+
+
+@pytest.mark.parametrize("name", ["table", "table_scan"])
+def test_ruled_table_cells(samples: Samples, name: str) -> None:
+    page = run(samples.data(name)).pages[0]
+    assert table_cell_accuracy(TABLE, page) >= 0.9
+    table = next(b.table for b in page.blocks if b.table is not None)
+    assert (table.n_rows, table.n_cols) == (4, 3)
+    assert [b.type for b in page.blocks][:2] == ["caption", "table"]
+
+
+def test_every_tiff_frame_is_read(samples: Samples) -> None:
+    result = run(samples.data("multipage_tiff"), languages=("eng", "chi_sim"))
+    assert len(result.pages) == 2
+    assert "Supplier Invoices" in page_text(result.pages[0])
+    assert "股东大会" in page_text(result.pages[1])
+
+
+def test_boxes_are_points_from_image_dpi(samples: Samples) -> None:
+    page = run(samples.data("english")).pages[0]
+    assert page.width == pytest.approx(1654 * 72 / 200, abs=0.5)
+    title = page.blocks[0]
+    assert title.type == "title"
+    # Drawn at pixel (150, 150) of a 200 dpi image: 54 points from the top-left corner.
+    assert title.bbox.x0 == pytest.approx(54, abs=3)
+    assert title.bbox.y0 == pytest.approx(54, abs=6)
+
+
+def test_engine_choice_and_language_errors(samples: Samples) -> None:
+    with pytest.raises(DocumentError) as info:
+        run(samples.data("english"), engine="nope")
+    assert info.value.code == "unknown_engine"
+    with pytest.raises(DocumentError) as info:
+        run(samples.data("english"), languages=("fra",))
+    assert info.value.code == "invalid_options"
+    assert "fra" in str(info.value)
+    with pytest.raises(DocumentError):
+        ProcessOptions(mode="fast")  # type: ignore[arg-type]
+
+
+def test_engine_is_shared_and_thread_safe(samples: Samples) -> None:
+    engine = get_engine("tesseract")
+    assert get_engine("tesseract") is engine
+    with open_document(samples.data("english")) as doc:
+        pages = doc.pages()
+        image = next(pages).render(200).image
+    crop = image.crop((100, 100, 1400, 650))
+    request = RecognitionRequest(("eng",))
+    results: list[str] = []
+
+    def work() -> None:
+        for _ in range(3):
+            results.append(" ".join(ln.text for ln in engine.recognize(crop, request).lines))
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 9
+    assert len(set(results)) == 1
+    assert "Supplier Invoices" in results[0]
