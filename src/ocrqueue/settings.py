@@ -49,6 +49,12 @@ class Settings(BaseSettings):
     prune_after_days: float = Field(
         default=30.0, gt=0, description="Finished tasks older than this are deleted by `db prune`."
     )
+    metrics_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description="Serve Prometheus metrics of `ocrqueue worker` on this port (unset: off).",
+    )
     worker_kinds: list[str] = Field(
         default_factory=list,
         description="Task kinds this worker claims (empty: every registered kind).",

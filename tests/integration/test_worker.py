@@ -224,3 +224,17 @@ def test_start_up_recovers_tasks_of_a_dead_worker_on_this_host(store: Store, sta
     assert terminal(store, task_id) is TaskStatus.COMPLETED
     types = [e.type for e in store.events(task_id)]
     assert EventType.LEASE_LOST in types
+
+
+def test_queue_depth_collector_counts_by_status(store: Store) -> None:
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from ocrqueue.queue.metrics import QueueDepthCollector
+
+    store.submit_many([TaskSpec("noop") for _ in range(3)])
+    store.claim("w1", 1, 30)
+    registry = CollectorRegistry()
+    registry.register(QueueDepthCollector(store, max_age_seconds=0))
+    text = generate_latest(registry).decode()
+    assert 'ocrqueue_queue_depth{status="pending"} 2.0' in text
+    assert 'ocrqueue_queue_depth{status="running"} 1.0' in text

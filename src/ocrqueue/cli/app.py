@@ -15,6 +15,7 @@ from ocrqueue.cli.runtime import (
     open_configured_store,
     prepare_database,
     run_workers_until_signalled,
+    serve_metrics,
     task_registry,
 )
 from ocrqueue.queue import QueueConfig, TaskSpec, TaskStatus, Worker
@@ -63,6 +64,7 @@ def worker(verbose: Verbose = False, concurrency: Concurrency = None, kinds: Kin
     settings = Settings()
     runner = _worker(settings, concurrency, kinds)
     console.print(f"worker {runner.worker_id} on {runner.store.backend}, kinds: {', '.join(runner.kinds)}")
+    serve_metrics(settings, runner.store)
     run_workers_until_signalled([runner])
 
 
@@ -80,6 +82,7 @@ def serve(verbose: Verbose = False, concurrency: Concurrency = None) -> None:
         f"ocrqueue serving on {settings.resolved_database_url} with {runner.config.concurrency} task slots; "
         "Ctrl-C stops"
     )
+    serve_metrics(settings, runner.store)
     run_workers_until_signalled([runner])
 
 

@@ -7,10 +7,12 @@ import signal
 import threading
 from types import FrameType
 
+from prometheus_client import REGISTRY, start_http_server
 from rich.logging import RichHandler
 
 from ocrqueue.queue import Registry, Store, Worker, open_store, upgrade
 from ocrqueue.queue.kinds import register_builtin_kinds
+from ocrqueue.queue.metrics import QueueDepthCollector
 from ocrqueue.settings import Settings
 
 
@@ -43,6 +45,15 @@ def open_configured_store(settings: Settings) -> Store:
 def task_registry() -> Registry:
     """Every task kind this installation can run."""
     return register_builtin_kinds(Registry())
+
+
+def serve_metrics(settings: Settings, store: Store) -> None:
+    """Expose the process's metrics and the queue depth for Prometheus when a port is configured."""
+    if settings.metrics_port is None:
+        return
+    REGISTRY.register(QueueDepthCollector(store))
+    start_http_server(settings.metrics_port)
+    logging.getLogger("ocrqueue").info("metrics on :%d/metrics", settings.metrics_port)
 
 
 def run_workers_until_signalled(workers: list[Worker]) -> None:

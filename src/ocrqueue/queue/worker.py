@@ -95,7 +95,12 @@ class Worker:
         with self._lock:
             return list(self._running)
 
+    def _count_claim_conflict(self, operation: str) -> None:
+        if operation == "claim":
+            self.metrics.claim_conflicts.inc()
+
     def run(self) -> None:
+        self.store.retry_observers.append(self._count_claim_conflict)
         self.store.add_wake_listener(self._wake.set)
         self.store.start_listening()
         self.store.register_worker(self.worker_id, host_name(), os.getpid(), self.config.concurrency, self.kinds)
@@ -123,6 +128,7 @@ class Worker:
             for _ in slots:
                 self._inbox.put(None)
             self.store.remove_wake_listener(self._wake.set)
+            self.store.retry_observers.remove(self._count_claim_conflict)
             try:
                 self.store.stop_worker(self.worker_id)
             except Exception:

@@ -1,0 +1,54 @@
+# ocrqueue: `make serve` runs the service on SQLite; `make test` runs the whole suite on SQLite and PostgreSQL.
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BOOTSTRAP_PYTHON ?= python3
+PYTEST_ARGS ?=
+
+.PHONY: serve test lint typecheck check chaos bench bench-queue venv system-deps-serve system-deps-test lock clean
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	$(BOOTSTRAP_PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade "pip>=24"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[test]"
+	touch $@
+
+venv: $(VENV)/.installed
+
+system-deps-serve:
+	scripts/system-deps.sh serve
+
+system-deps-test:
+	scripts/system-deps.sh test
+
+## serve: create .venv, install everything, start ocrqueue on SQLite in ./ocrqueue-data
+serve: system-deps-serve venv
+	$(VENV)/bin/ocrqueue serve
+
+## test: lint, type-check, then every test on SQLite and PostgreSQL
+test: system-deps-test venv check
+	scripts/ensure-postgres.sh
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: venv
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
+
+typecheck: venv
+	$(VENV)/bin/mypy
+
+check: lint typecheck
+
+## bench-queue: drain no-op tasks on SQLite and PostgreSQL (see docs/benchmarks.md)
+bench-queue: venv
+	$(PY) bench/queue.py --db sqlite:///$(CURDIR)/ocrqueue-data/bench.db --jobs 20000 --concurrency 4 --processes 2
+	$(PY) bench/queue.py --db postgresql://postgres@127.0.0.1:5432/postgres --jobs 20000 --concurrency 4 --processes 2
+
+bench: bench-queue
+
+## lock: refresh constraints.txt from the current virtualenv after changing dependencies
+lock: venv
+	$(PY) -m pip freeze --exclude-editable | grep -v '^-e ' > constraints.txt
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|test
+# "serve": what the default OCR engine needs; "test": that plus PostgreSQL and the browser.
+set -euo pipefail
+
+serve_packages=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim fonts-dejavu-core fonts-noto-cjk)
+test_packages=("${serve_packages[@]}" postgresql)
+
+case "${1:-serve}" in
+  serve) wanted=("${serve_packages[@]}") ;;
+  test) wanted=("${test_packages[@]}") ;;
+  *) echo "usage: $0 serve|test" >&2; exit 2 ;;
+esac
+
+missing=()
+for package in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  apt_get=(apt-get)
+elif command -v sudo >/dev/null 2>&1; then
+  apt_get=(sudo apt-get)
+else
+  echo "ocrqueue needs these Debian packages: ${missing[*]}" >&2
+  echo "install them as root: apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "installing Debian packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${apt_get[@]}" update -qq
+"${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}"
