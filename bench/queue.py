@@ -1,0 +1,718 @@
+#!/usr/bin/env python
+"""Throughput and latency of the durable task queue, measured against a bare-SQL reference.
+
+    python bench/queue.py --db postgresql://postgres@127.0.0.1:5432/ocrq_bench \
+        --jobs 20000 --concurrency 4 --processes 2
+    python bench/queue.py --db sqlite:////tmp/ocrq-bench.db --jobs 20000 --concurrency 4 --processes 1
+    python bench/queue.py --quick          # smoke run, well under 30 s
+
+Phases (each on freshly emptied tables):
+  enqueue      `store.submit` one task at a time, then `store.submit_many` in batches of 500.
+  drain        N no-op tasks are bulk-enqueued (not timed), P spawned processes each start a real
+               `Worker` (concurrency C, heartbeats and fencing on) and report ready; then the clock
+               starts and the first claim is let through. Drain time is measured on the database
+               clock: max(finished_at) minus the database's now() just before the start signal.
+  pickup       With the same workers idle, this process submits 200 tasks at 50/s; each task's
+               latency is its started_at minus the database clock read just before its submit
+               (so a worker must be woken by LISTEN/NOTIFY or SQLite's data_version watcher).
+  reference    The library's own claim and complete SQL (imported from the driver modules, so it
+               stays in step) in a bare loop: P processes x C threads, one connection each,
+               claim 1 + complete 1, no Worker runtime. The ratio drain/reference is the cost
+               of the library around its statements.
+
+The benchmark DROPS the ocrq_* tables of the PostgreSQL database (which it creates if missing) or
+deletes the SQLite file it is given. It refuses unless the database or file name contains "bench"
+(or --force is passed). The last line of output is one JSON object.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# This file is called queue.py: keep its directory off sys.path so `import queue` (the standard
+# library module that multiprocessing and the worker runtime use) does not import this script.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+import multiprocessing as mp  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from datetime import UTC, datetime  # noqa: E402
+from typing import Any  # noqa: E402
+from urllib.parse import urlsplit, urlunsplit  # noqa: E402
+
+try:
+    import ocrqueue  # noqa: F401
+except ImportError:  # running from a checkout without an installed package
+    sys.path.insert(0, os.path.join(os.path.dirname(_HERE), "src"))
+
+from ocrqueue.queue.urls import DatabaseURL, parse_database_url  # noqa: E402
+
+DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/ocrq_bench"
+TABLES = ("ocrq_events", "ocrq_checkpoints", "ocrq_tasks", "ocrq_workers")
+BULK_BATCH = 500
+KIND = "noop"
+
+TARGETS = {
+    # backend: (drain tasks/s at least, pickup p50 ms below)
+    "postgresql": (3000.0, 5.0),
+    "sqlite": (10000.0, 50.0),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# database administration done by the benchmark itself (not through the library)
+# --------------------------------------------------------------------------------------------
+class Admin:
+    """A direct connection for resetting tables, counting and reading timestamps."""
+
+    def __init__(self, url: DatabaseURL) -> None:
+        self.url = url
+        self.backend = url.backend
+        if self.backend == "postgresql":
+            import psycopg
+
+            self.conn: Any = psycopg.connect(url.libpq, autocommit=True)
+        else:
+            import sqlite3
+
+            self.conn = sqlite3.connect(str(url.sqlite_path), timeout=30.0, isolation_level=None)
+
+    def scalar(self, statement: str, params: Any = None) -> Any:
+        row = self.conn.execute(statement, params or ()).fetchone()
+        return row[0] if row else None
+
+    def reset(self) -> None:
+        if self.backend == "postgresql":
+            self.conn.execute(f"TRUNCATE {', '.join(TABLES)}")
+        else:
+            for table in TABLES:
+                self.conn.execute(f"DELETE FROM {table}")
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def settle(self) -> None:
+        """What autovacuum would do on a long-lived table, so runs are repeatable."""
+        if self.backend == "postgresql":
+            self.conn.execute("VACUUM ANALYZE ocrq_tasks")
+            self.conn.execute("VACUUM ANALYZE ocrq_events")
+        else:
+            self.conn.execute("ANALYZE")
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def db_now(self) -> float:
+        if self.backend == "postgresql":
+            return float(self.scalar("SELECT extract(epoch FROM clock_timestamp())::float8"))
+        return float(self.scalar("SELECT (julianday('now') - 2440587.5) * 86400.0"))
+
+    def count(self, status: str) -> int:
+        placeholder = "%s" if self.backend == "postgresql" else "?"
+        return int(self.scalar(f"SELECT count(*) FROM ocrq_tasks WHERE status = {placeholder}", (status,)))
+
+    def last_finished(self) -> float:
+        if self.backend == "postgresql":
+            return float(self.scalar("SELECT extract(epoch FROM max(finished_at))::float8 FROM ocrq_tasks"))
+        return float(self.scalar("SELECT max(finished_at) FROM ocrq_tasks"))
+
+    def server_version(self) -> str:
+        if self.backend == "postgresql":
+            return "PostgreSQL " + str(self.scalar("SHOW server_version")).split()[0]
+        import sqlite3
+
+        return "SQLite " + sqlite3.sqlite_version
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def prepare_database(url: DatabaseURL, force: bool) -> None:
+    """Create the PostgreSQL database if needed, drop our tables (or the SQLite file), migrate."""
+    from ocrqueue.queue.migrate import upgrade
+
+    if url.backend == "postgresql":
+        import psycopg
+
+        parts = urlsplit(url.libpq)
+        dbname = parts.path.lstrip("/") or "postgres"
+        if not force and "bench" not in dbname:
+            raise SystemExit(f"refusing to drop the ocrq_* tables of database {dbname!r}: use a *bench* one or --force")
+        maintenance = urlunsplit((parts.scheme, parts.netloc, "/postgres", parts.query, parts.fragment))
+        with psycopg.connect(maintenance, autocommit=True) as conn:
+            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchone() is None:
+                conn.execute(f'CREATE DATABASE "{dbname}"')
+        with psycopg.connect(url.libpq, autocommit=True) as conn:
+            conn.execute(f"DROP TABLE IF EXISTS {', '.join(TABLES)}, ocrq_schema_version CASCADE")
+    else:
+        path = url.sqlite_path
+        assert path is not None
+        if not force and "bench" not in path.name:
+            raise SystemExit(f"refusing to delete {path}: use a file named *bench* or --force")
+        for suffix in ("", "-wal", "-shm", ".migrate.lock"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{path}{suffix}")
+    upgrade(url.raw)
+
+
+# --------------------------------------------------------------------------------------------
+# child processes (spawned: everything they need is passed as plain arguments)
+# --------------------------------------------------------------------------------------------
+def _child_logging() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(processName)s %(levelname)s %(name)s: %(message)s")
+
+
+def worker_process(
+    db: str, concurrency: int, config: dict[str, float], ready: Any, go: Any, stop: Any, results: Any
+) -> None:
+    """One real Worker. Registers and starts its threads, reports ready, claims only after `go`."""
+    _child_logging()
+    from prometheus_client import REGISTRY
+
+    from ocrqueue.queue.config import QueueConfig
+    from ocrqueue.queue.drivers import open_store
+    from ocrqueue.queue.kinds import register_builtin_kinds
+    from ocrqueue.queue.registry import Registry
+    from ocrqueue.queue.worker import Worker
+
+    store = open_store(db, pool_size=max(8, concurrency + 3))
+    pool = getattr(store, "_pool", None)
+    if pool is not None:  # open the connections the run will use now, not inside the timed window
+        pool.resize(min_size=concurrency + 3)
+        pool.wait(timeout=30)
+
+    # Hold the first claim until the start signal: registration, recovery and thread start-up
+    # happen before the clock starts; afterwards the check is one local boolean.
+    real_claim = store.claim
+    gate = {"open": False}
+
+    def gated_claim(*args: Any, **kwargs: Any) -> Any:
+        if not gate["open"]:
+            go.wait()
+            gate["open"] = True
+        return real_claim(*args, **kwargs)
+
+    store.claim = gated_claim  # type: ignore[method-assign]
+    worker = Worker(store, register_builtin_kinds(Registry()), QueueConfig(concurrency=concurrency, **config))
+    worker.start()
+    ready.put(os.getpid())
+    stop.wait()
+    worker.stop()
+    clean = worker.wait_stopped(timeout=30)
+    sample = REGISTRY.get_sample_value
+    results.put(
+        {
+            "pid": os.getpid(),
+            "worker_id": worker.worker_id,
+            "stopped_cleanly": clean,
+            "claims": sample("ocrqueue_claims_total", {"kind": KIND}) or 0,
+            "empty_claims": sample("ocrqueue_empty_claims_total") or 0,
+            "lease_losses": sample("ocrqueue_lease_losses_total", {"kind": KIND}) or 0,
+        }
+    )
+    store.close()
+
+
+def reference_process(db: str, threads: int, ready: Any, go: Any, results: Any) -> None:
+    """The driver's claim and complete statements in a bare loop: `threads` connections, no Worker."""
+    _child_logging()
+    url = parse_database_url(db)
+    worker_id = f"reference:{os.getpid()}"
+    lease = 20.0
+    loops: list[Callable[[], int]] = []
+
+    if url.backend == "postgresql":
+        import psycopg
+
+        from ocrqueue.queue.drivers import postgres_sql as pg_sql
+
+        def make_pg_loop() -> Callable[[], int]:
+            conn = psycopg.connect(url.libpq, autocommit=True)
+            cur = conn.cursor()
+            claim_params = {"worker_id": worker_id, "limit": 1, "lease": lease, "kinds": [KIND]}
+
+            def loop() -> int:
+                done = 0
+                while True:
+                    rows = cur.execute(pg_sql.CLAIM_KINDS, claim_params).fetchall()
+                    if not rows:
+                        if cur.execute("SELECT 1 FROM ocrq_tasks WHERE status = 'pending' LIMIT 1").fetchone():
+                            continue
+                        conn.close()
+                        return done
+                    cur.execute(
+                        pg_sql.COMPLETE_MANY,
+                        {"ids": [r[0] for r in rows], "tokens": [r[9] for r in rows], "results": ["null"] * len(rows)},
+                    )
+                    done += len(rows)
+
+            return loop
+
+        loops = [make_pg_loop() for _ in range(threads)]
+    else:
+        import sqlite3
+
+        from ocrqueue.queue.drivers import sqlite_sql as lite_sql
+
+        def make_sqlite_loop() -> Callable[[], int]:
+            conn = sqlite3.connect(str(url.sqlite_path), timeout=30.0, isolation_level=None, check_same_thread=False)
+            for pragma in lite_sql.PRAGMAS:
+                conn.execute(pragma)
+            claim_params = {"worker_id": worker_id, "limit": 1, "lease": lease, "kinds": json.dumps([KIND])}
+
+            def event(type_: str, row: Any, attempts: int, token: int) -> None:
+                conn.execute(
+                    lite_sql.EVENT,
+                    {
+                        "task_id": row,
+                        "type": type_,
+                        "attempt": attempts,
+                        "lease_token": token,
+                        "worker_id": worker_id,
+                        "detail": "{}",
+                    },
+                )
+
+            def loop() -> int:
+                done = 0
+                while True:
+                    conn.execute("BEGIN IMMEDIATE")
+                    rows = conn.execute(lite_sql.CLAIM_KINDS, claim_params).fetchall()
+                    for r in rows:
+                        event("claimed", r[0], r[7], r[9])
+                    conn.execute("COMMIT")
+                    if not rows:
+                        if conn.execute("SELECT 1 FROM ocrq_tasks WHERE status = 'pending' LIMIT 1").fetchone():
+                            continue
+                        conn.close()
+                        return done
+                    for r in rows:
+                        conn.execute("BEGIN IMMEDIATE")
+                        fin = conn.execute(lite_sql.COMPLETE, {"id": r[0], "token": r[9], "result": "null"}).fetchone()
+                        event(fin[1], fin[0], fin[2], fin[3])
+                        conn.execute("COMMIT")
+                        done += 1
+
+            return loop
+
+        loops = [make_sqlite_loop() for _ in range(threads)]
+
+    counts: list[int] = []
+
+    def run(loop: Callable[[], int]) -> None:
+        go.wait()
+        counts.append(loop())
+
+    pool = [threading.Thread(target=run, args=(loop,)) for loop in loops]
+    for t in pool:
+        t.start()
+    ready.put(os.getpid())
+    for t in pool:
+        t.join()
+    results.put({"pid": os.getpid(), "completed": sum(counts)})
+
+
+# --------------------------------------------------------------------------------------------
+# phases
+# --------------------------------------------------------------------------------------------
+def bulk_enqueue(store: Any, n: int) -> float:
+    from ocrqueue.queue.models import TaskSpec
+
+    started = time.perf_counter()
+    for offset in range(0, n, BULK_BATCH):
+        store.submit_many([TaskSpec(kind=KIND) for _ in range(min(BULK_BATCH, n - offset))])
+    return time.perf_counter() - started
+
+
+def single_enqueue(store: Any, n: int) -> float:
+    from ocrqueue.queue.models import TaskSpec
+
+    started = time.perf_counter()
+    for _ in range(n):
+        store.submit(TaskSpec(kind=KIND))
+    return time.perf_counter() - started
+
+
+def cpu_times() -> tuple[float, float]:
+    """(busy, total) jiffies of the whole machine, to show how loaded it was during a phase."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [float(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return (0.0, 0.0)
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)
+    return (sum(fields) - idle, sum(fields))
+
+
+def busy_since(before: tuple[float, float]) -> float:
+    after = cpu_times()
+    total = after[1] - before[1]
+    return (after[0] - before[0]) / total if total > 0 else float("nan")
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float, interval: float = 0.02) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
+
+
+class ProcessGroup:
+    """P spawned processes with a ready handshake, a start event and a clean stop."""
+
+    def __init__(self, ctx: Any, target: Callable[..., None], args_for: Callable[..., tuple[Any, ...]], n: int) -> None:
+        self.ready = ctx.Queue()
+        self.results = ctx.Queue()
+        self.go = ctx.Event()
+        self.stop = ctx.Event()
+        self.cpu_busy = float("nan")
+        self.procs = [
+            ctx.Process(target=target, args=args_for(self), name=f"bench-{target.__name__}-{i}", daemon=True)
+            for i in range(n)
+        ]
+
+    def start(self, timeout: float = 120.0) -> None:
+        for p in self.procs:
+            p.start()
+        for _ in self.procs:
+            self.ready.get(timeout=timeout)
+
+    def finish(self, timeout: float = 60.0) -> list[dict[str, Any]]:
+        self.stop.set()
+        self.go.set()
+        out: list[dict[str, Any]] = []
+        with contextlib.suppress(Exception):
+            for _ in self.procs:
+                out.append(self.results.get(timeout=timeout))
+        for p in self.procs:
+            p.join(timeout=10)
+            if p.is_alive():  # only ever our own children, by handle
+                p.terminate()
+                p.join(timeout=5)
+        return out
+
+
+def timed_drain(admin: Admin, group: ProcessGroup, n: int, timeout: float) -> tuple[float, float, bool]:
+    """Start signal, then wait until the database shows all n completed. Returns (db s, wall s, ok)."""
+    cpu = cpu_times()
+    db_start = admin.db_now()
+    wall_start = time.perf_counter()
+    group.go.set()
+    ok = wait_for(lambda: admin.count("completed") >= n, timeout, interval=0.05)
+    wall = time.perf_counter() - wall_start
+    group.cpu_busy = busy_since(cpu)
+    db_seconds = admin.last_finished() - db_start if ok else float("nan")
+    return db_seconds, wall, ok
+
+
+def pickup_latency(store: Any, admin: Admin, count: int, rate: float, timeout: float) -> dict[str, Any]:
+    """Submit `count` tasks at `rate`/s; latency = started_at - DB clock just before the submit."""
+    from ocrqueue.queue.models import TaskSpec
+
+    issued: list[tuple[str, float]] = []
+    already = admin.count("completed")
+    start = time.perf_counter()
+    for i in range(count):
+        delay = start + i / rate - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        before = store.now()
+        issued.append((store.submit(TaskSpec(kind=KIND)).task.id, before))
+    wait_for(lambda: admin.count("completed") >= already + count, timeout)
+    from_now: list[float] = []
+    from_created: list[float] = []
+    missing = 0
+    for task_id, before in issued:
+        task = store.get(task_id)
+        if task is None or task.started_at is None:
+            missing += 1
+            continue
+        from_now.append((task.started_at.timestamp() - before) * 1000)
+        from_created.append((task.started_at.timestamp() - task.created_at.timestamp()) * 1000)
+    return {
+        "p50": percentile(from_now, 50),
+        "p95": percentile(from_now, 95),
+        "max": max(from_now) if from_now else float("nan"),
+        "created_p50": percentile(from_created, 50),
+        "created_p95": percentile(from_created, 95),
+        "missing": missing,
+    }
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[int(p) - 1]
+
+
+@contextlib.contextmanager
+def phase(name: str, quiet: bool) -> Iterator[None]:
+    started = time.perf_counter()
+    if not quiet:
+        print(f"… {name}", file=sys.stderr, flush=True)
+    yield
+    if not quiet:
+        print(f"  {name} took {time.perf_counter() - started:.1f}s", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# main
+# --------------------------------------------------------------------------------------------
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--db", default=DEFAULT_DB, help=f"database URL (default {DEFAULT_DB})")
+    ap.add_argument("--jobs", type=int, default=20000, help="tasks to drain (N)")
+    ap.add_argument("--concurrency", type=int, default=4, help="task slots per worker process (C)")
+    ap.add_argument("--processes", type=int, default=1, help="worker processes (P)")
+    ap.add_argument("--single-jobs", type=int, default=2000, help="one-by-one submits (at most --jobs)")
+    ap.add_argument("--pickup-tasks", type=int, default=200)
+    ap.add_argument("--pickup-rate", type=float, default=50.0, help="pickup submits per second")
+    ap.add_argument("--poll-seconds", type=float, default=0.25, help="worker idle poll (library default 1)")
+    ap.add_argument("--heartbeat-seconds", type=float, default=5.0)
+    ap.add_argument("--lease-seconds", type=float, default=20.0)
+    ap.add_argument(
+        "--phases",
+        default="enqueue,drain,pickup,reference",
+        help="comma-separated subset of enqueue,drain,pickup,reference",
+    )
+    ap.add_argument("--quick", action="store_true", help="small smoke run (< 30 s)")
+    ap.add_argument("--force", action="store_true", help="reset a database whose name lacks 'bench'")
+    ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.jobs = min(args.jobs, 500)
+        args.single_jobs = min(args.single_jobs, 100)
+        args.pickup_tasks = min(args.pickup_tasks, 25)
+    args.single_jobs = min(args.single_jobs, args.jobs)
+    unknown = set(args.phases.split(",")) - {"enqueue", "drain", "pickup", "reference"}
+    if unknown:
+        ap.error(f"unknown phases {sorted(unknown)}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
+    phases = set(args.phases.split(","))
+    url = parse_database_url(args.db)
+    load_before = os.getloadavg()[0]
+    prepare_database(url, args.force)
+
+    from ocrqueue.queue.drivers import open_store
+
+    ctx = mp.get_context("spawn")
+    admin = Admin(url)
+    store = open_store(args.db)
+    n, c, p = args.jobs, args.concurrency, args.processes
+    drain_timeout = max(60.0, n / 100)
+    worker_config = {
+        "poll_seconds": args.poll_seconds,
+        "heartbeat_seconds": args.heartbeat_seconds,
+        "lease_seconds": args.lease_seconds,
+    }
+    nan = float("nan")
+    out: dict[str, Any] = {
+        "db": url.backend,
+        "jobs": n,
+        "concurrency": c,
+        "processes": p,
+        "enqueue_per_s": nan,
+        "enqueue_bulk_per_s": nan,
+        "drain_per_s": nan,
+        "pickup_p50_ms": nan,
+        "pickup_p95_ms": nan,
+        "reference_drain_per_s": nan,
+    }
+    notes: dict[str, Any] = {}
+
+    try:
+        if "enqueue" in phases:
+            with phase("enqueue", args.quiet):
+                admin.reset()
+                single_s = single_enqueue(store, args.single_jobs)
+                out["enqueue_per_s"] = args.single_jobs / single_s
+                admin.reset()
+                bulk_s = bulk_enqueue(store, n)
+                out["enqueue_bulk_per_s"] = n / bulk_s
+
+        if phases & {"drain", "pickup"}:
+            group = ProcessGroup(
+                ctx,
+                worker_process,
+                lambda g: (args.db, c, worker_config, g.ready, g.go, g.stop, g.results),
+                p,
+            )
+            try:
+                if "drain" in phases:
+                    with phase("drain", args.quiet):
+                        admin.reset()
+                        bulk_enqueue(store, n)
+                        admin.settle()
+                        group.start()
+                        db_s, wall_s, ok = timed_drain(admin, group, n, drain_timeout)
+                        notes["drain_ok"] = ok
+                        notes["drain_seconds"] = db_s
+                        notes["drain_wall_seconds"] = wall_s
+                        out["drain_per_s"] = n / db_s if ok else nan
+                        out["drain_wall_per_s"] = n / wall_s if ok else nan
+                        out["drain_machine_cpu_busy"] = group.cpu_busy
+                if "pickup" in phases:
+                    with phase("pickup", args.quiet):
+                        admin.settle()  # the drained tasks stay: TRUNCATE would block live workers
+                        if "drain" not in phases:
+                            group.start()
+                            group.go.set()
+                        time.sleep(max(0.5, 2 * args.poll_seconds))  # let the workers go idle
+                        lat = pickup_latency(store, admin, args.pickup_tasks, args.pickup_rate, drain_timeout)
+                        out["pickup_p50_ms"] = lat["p50"]
+                        out["pickup_p95_ms"] = lat["p95"]
+                        out["pickup_max_ms"] = lat["max"]
+                        out["pickup_from_created_p50_ms"] = lat["created_p50"]
+                        out["pickup_from_created_p95_ms"] = lat["created_p95"]
+                        notes["pickup_missing"] = lat["missing"]
+            finally:
+                stats = group.finish()
+            notes["workers"] = stats
+            out["lease_losses"] = sum(s.get("lease_losses", 0) for s in stats)
+            out["empty_claims"] = sum(s.get("empty_claims", 0) for s in stats)
+
+        if "reference" in phases:
+            with phase("reference", args.quiet):
+                admin.reset()
+                bulk_enqueue(store, n)
+                admin.settle()
+                ref = ProcessGroup(ctx, reference_process, lambda g: (args.db, c, g.ready, g.go, g.results), p)
+                try:
+                    ref.start()
+                    db_s, wall_s, ok = timed_drain(admin, ref, n, drain_timeout)
+                finally:
+                    ref.finish()
+                notes["reference_seconds"] = db_s
+                out["reference_machine_cpu_busy"] = ref.cpu_busy
+                out["reference_drain_per_s"] = n / db_s if ok else nan
+        if out["drain_per_s"] == out["drain_per_s"] and out["reference_drain_per_s"] == out["reference_drain_per_s"]:
+            out["drain_vs_reference"] = out["drain_per_s"] / out["reference_drain_per_s"]
+        server = admin.server_version()
+    finally:
+        store.close()
+        admin.close()
+
+    target_drain, target_p50 = TARGETS[url.backend]
+    out.update(
+        {
+            "drain_target_per_s": target_drain,
+            "pickup_p50_target_ms": target_p50,
+            "drain_target_met": out["drain_per_s"] >= target_drain,
+            "pickup_target_met": out["pickup_p50_ms"] < target_p50,
+            "single_jobs": args.single_jobs,
+            "pickup_tasks": args.pickup_tasks,
+            "pickup_rate_per_s": args.pickup_rate,
+            "poll_seconds": args.poll_seconds,
+            "heartbeat_seconds": args.heartbeat_seconds,
+            "lease_seconds": args.lease_seconds,
+            "quick": args.quick,
+            "server": server,
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_avg_1m_before": load_before,
+            "load_avg_1m_after": os.getloadavg()[0],
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+    )
+    report(out, notes)
+    return out
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if isinstance(value, float):
+        if value != value:
+            return "—"
+        return f"{value:,.0f}{unit}" if value >= 100 else f"{value:,.2f}{unit}"
+    return f"{value}{unit}"
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None or value != value else f"{value:.0%}"
+
+
+def report(out: dict[str, Any], notes: dict[str, Any]) -> None:
+    ratio = out.get("drain_vs_reference")
+    rows = [
+        ("enqueue, one submit per call", _fmt(out["enqueue_per_s"], "/s"), f"{out['single_jobs']} store.submit"),
+        ("enqueue, submit_many", _fmt(out["enqueue_bulk_per_s"], "/s"), f"batches of {BULK_BATCH}"),
+        (
+            "drain (Worker runtime)",
+            _fmt(out["drain_per_s"], "/s"),
+            f"target ≥ {out['drain_target_per_s']:,.0f}/s; {_fmt(notes.get('drain_seconds', float('nan')))} s "
+            "on the DB clock (first start signal to last finished_at); "
+            f"wall {_fmt(out.get('drain_wall_per_s', float('nan')), '/s')}",
+        ),
+        (
+            "drain, bare SQL reference",
+            _fmt(out["reference_drain_per_s"], "/s"),
+            "driver's CLAIM_KINDS + COMPLETE(_MANY), P x C connections, 1 task per claim",
+        ),
+        ("library / reference", f"{ratio:.2f}" if ratio else "—", "1.00 = no overhead over the bare statements"),
+        (
+            "pickup p50 / p95",
+            f"{_fmt(out['pickup_p50_ms'])} / {_fmt(out['pickup_p95_ms'])} ms",
+            f"target p50 < {out['pickup_p50_target_ms']:g} ms; started_at - DB now() read just before submit; "
+            f"{out['pickup_tasks']} tasks at {out['pickup_rate_per_s']:g}/s",
+        ),
+        (
+            "pickup from created_at p50 / p95",
+            f"{_fmt(out.get('pickup_from_created_p50_ms', float('nan')))} / "
+            f"{_fmt(out.get('pickup_from_created_p95_ms', float('nan')))} ms",
+            "started_at - created_at (both DB clock; excludes the submit's own round trip)",
+        ),
+        (
+            "machine CPU busy: drain / reference",
+            f"{_pct(out.get('drain_machine_cpu_busy'))} / {_pct(out.get('reference_machine_cpu_busy'))}",
+            f"all {out['cpus']} CPUs, every process (incl. the database and anything else running); "
+            f"1-min load before the run {out['load_avg_1m_before']:.2f}",
+        ),
+    ]
+    title = (
+        f"ocrqueue queue benchmark — {out['server']}, jobs={out['jobs']}, "
+        f"concurrency={out['concurrency']}, processes={out['processes']}, {out['cpus']} CPUs"
+    )
+    try:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=title)
+        table.add_column("measure")
+        table.add_column("result", justify="right")
+        table.add_column("how")
+        for row in rows:
+            table.add_row(*row)
+        Console(width=160).print(table)
+    except ImportError:
+        print(title)
+        for name, value, how in rows:
+            print(f"  {name:34} {value:>18}  {how}")
+    if out["load_avg_1m_before"] > 0.5 or out.get("drain_machine_cpu_busy", 0) > 0.97:
+        print(
+            f"note: the machine was busy (1-min load {out['load_avg_1m_before']:.2f} before the run); "
+            "other processes compete for the same CPUs, so rates are lower bounds",
+            file=sys.stderr,
+        )
+    workers = notes.get("workers") or []
+    if workers and not all(w.get("stopped_cleanly") for w in workers):
+        print("warning: a worker did not stop within 30 s", file=sys.stderr)
+    if notes.get("drain_ok") is False:
+        print("warning: the drain did not finish before the timeout", file=sys.stderr)
+    sys.stdout.write(json.dumps({k: (None if isinstance(v, float) and v != v else v) for k, v in out.items()}) + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
