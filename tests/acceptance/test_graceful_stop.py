@@ -1,0 +1,75 @@
+"""SIGTERM hands running tasks back at once: another worker resumes them long before the lease ends."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from support.proc_history import history_problems
+from support.processes import Processes, registered_worker_id
+from support.waiting import wait_for
+
+from ocrqueue.queue import EventType, Store, TaskSpec, TaskStatus
+
+pytestmark = pytest.mark.acceptance
+
+LONG_LEASE = {
+    "OCRQUEUE_LEASE_SECONDS": "60",
+    "OCRQUEUE_HEARTBEAT_SECONDS": "5",
+    "OCRQUEUE_REAPER_SECONDS": "5",
+    "OCRQUEUE_SHUTDOWN_GRACE_SECONDS": "0.5",
+}
+PAGES = 10
+
+
+def test_sigterm_releases_running_tasks_to_another_worker_at_once(store: Store, workers: Processes) -> None:
+    stopping = workers.start_worker(2, env=LONG_LEASE, name="stopping")
+    stopping_id = registered_worker_id(store, stopping)
+    payload = {"pages": PAGES, "seconds_per_page": 0.3}
+    ids = [r.task.id for r in store.submit_many([TaskSpec("sleep", payload), TaskSpec("sleep", payload)])]
+
+    def both_mid_task() -> bool:
+        tasks = [store.get(i) for i in ids]
+        return all(t is not None and t.worker_id == stopping_id and 1 <= t.progress_done < PAGES - 2 for t in tasks)
+
+    wait_for(both_mid_task, 30, 0.02, "the first worker to be mid-way through both tasks")
+    other = workers.start_worker(2, env=LONG_LEASE, name="other")
+    other_id = registered_worker_id(store, other)
+    before = {i: store.get(i) for i in ids}
+
+    t0 = time.monotonic()
+    assert stopping.terminate(timeout=15) == 0, stopping.output()
+    exited = time.monotonic() - t0
+    assert "released 2 running task(s)" in stopping.output()
+
+    def taken_over() -> bool:
+        return all((t := store.get(i)) is not None and t.worker_id == other_id for i in ids)
+
+    wait_for(taken_over, 15, 0.02, "the other worker to take both tasks")
+    taken = time.monotonic() - t0
+    # With a 60 s lease, only the release explains a takeover within seconds.
+    assert exited < 5 and taken < 10, (exited, taken)
+
+    wait_for(lambda: store.counts_by_status().get(TaskStatus.COMPLETED) == 2, 30, 0.05, "both tasks to complete")
+    assert history_problems(store, ids) == {}
+    for task_id in ids:
+        task = store.get(task_id)
+        assert task is not None and task.status is TaskStatus.COMPLETED
+        assert task.attempts == 1, "a release on graceful shutdown must not charge an attempt"
+        history = store.events(task_id)
+        # A handler caught mid-write by the release has that write rejected (and recorded).
+        rejected = [e for e in history if e.type is EventType.LEASE_LOST]
+        assert all((e.worker_id, e.lease_token) == (stopping_id, 1) for e in rejected), rejected
+        events = [(e.type, e.attempt, e.lease_token, e.worker_id) for e in history if e not in rejected]
+        assert events == [
+            (EventType.SUBMITTED, 0, 0, None),
+            (EventType.CLAIMED, 1, 1, stopping_id),
+            (EventType.RELEASED, 0, 1, stopping_id),
+            (EventType.CLAIMED, 1, 2, other_id),
+            (EventType.COMPLETED, 1, 2, other_id),
+        ]
+        # Pages the stopped worker finished were kept; the other worker did only the rest.
+        tokens = [c.lease_token for c in store.checkpoints(task_id)]
+        done_before = before[task_id].progress_done  # type: ignore[union-attr]
+        assert tokens == sorted(tokens) and set(tokens) == {1, 2}
+        assert tokens[:done_before] == [1] * done_before
