@@ -320,7 +320,16 @@ def generate(out: Path) -> dict[str, Sample]:
     put(Sample("multipage_tiff", "pages.tif", "clean", "eng+chi_sim", pages=2), tiff.getvalue())
 
     put(
-        Sample("born_digital", "born_digital.pdf", "text_layer", "eng", ["Supplier Invoices", *ENGLISH], TABLE, 3),
+        # Expected text is page 1's body; the table is on page 3.
+        Sample(
+            "born_digital",
+            "born_digital.pdf",
+            "text_layer",
+            "eng",
+            ["Supplier Invoices", *ENGLISH, HOSTILE, "first", "second"],
+            TABLE,
+            3,
+        ),
         born_digital_pdf(3),
     )
     put(Sample("scanned_pdf", "scanned.pdf", "scan", "eng", ["Supplier Invoices", *ENGLISH]), scanned_pdf(english))

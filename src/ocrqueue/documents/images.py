@@ -19,8 +19,11 @@ from ocrqueue.documents.limits import DocumentLimits
 from ocrqueue.documents.pages import Raster, TextLayer
 from ocrqueue.documents.sniff import InputFormat
 
-# Without resolution metadata a pixel is taken to be one point (72 dpi), so boxes stay in pixels.
-_DEFAULT_DPI = 72.0
+# Without resolution metadata: a page-shaped image is taken to be a scan of a Letter/A4-wide page,
+# anything else a screenshot at screen resolution. Layout thresholds are in inches, so a wrong
+# guess of "72 dpi" for a 200 dpi scan would cut words apart as if they were columns.
+_PAGE_WIDTH_IN = 8.5
+_SCREEN_DPI = 96.0
 
 
 def open_image(data: bytes, fmt: InputFormat, limits: DocumentLimits) -> Image.Image:
@@ -66,7 +69,7 @@ def decode_frame(image: Image.Image, index: int, limits: DocumentLimits) -> Imag
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             frame = ImageOps.exif_transpose(image)
             frame.load()
-            dpi = _dpi(image)
+            dpi = _dpi(image, frame.width, frame.height)
             rgb = frame.convert("RGB")
     except DocumentError:
         raise
@@ -82,13 +85,18 @@ def iter_image_pages(image: Image.Image, count: int, start: int, limits: Documen
         yield decode_frame(image, index, limits)
 
 
-def _dpi(image: Image.Image) -> float:
+def _dpi(image: Image.Image, width: int, height: int) -> float:
+    """The image's resolution from its metadata, or a guess from its shape (see above)."""
     dpi = image.info.get("dpi")
     try:
-        value = float(dpi[0]) if dpi else _DEFAULT_DPI
+        value = float(dpi[0]) if dpi else 0.0
     except (TypeError, ValueError, IndexError):
-        value = _DEFAULT_DPI
-    return value if 20 <= value <= 2400 else _DEFAULT_DPI
+        value = 0.0
+    if 50 <= value <= 2400:
+        return value
+    if 1.2 <= height / max(1, width) <= 1.6:
+        return min(600.0, max(_SCREEN_DPI, width / _PAGE_WIDTH_IN))
+    return _SCREEN_DPI
 
 
 @dataclass

@@ -64,8 +64,8 @@ def from_ocr(
     page: PageInput, engine: OcrEngine, languages: tuple[str, ...], dpi: int, tables: bool, warnings: list[str]
 ) -> PageResult:
     raster = page.render(dpi)
-    if raster.dpi < dpi:
-        warnings.append(f"rendered at {raster.dpi} dpi to stay within the pixel limit")
+    if raster.lowered_from is not None:
+        warnings.append(f"rendered at {raster.dpi} dpi instead of {raster.lowered_from} to stay within the pixel limit")
     image, angle = deskew(raster.image, raster.dpi)
     if angle:
         warnings.append(f"straightened by {angle:.2f} degrees")

@@ -13,10 +13,12 @@ from ocrqueue.documents.model import Line
 
 @dataclass(frozen=True)
 class Raster:
-    """A rendered or decoded page image and how many pixels it has per PDF point."""
+    """A rendered or decoded page image and how many pixels it has per PDF point; ``lowered_from``
+    is the requested DPI when the page had to be rendered coarser to respect the pixel limit."""
 
     image: Image.Image
     scale: float
+    lowered_from: int | None = None
 
     @property
     def dpi(self) -> int:

@@ -111,7 +111,7 @@ class PdfPage:
         return min(dpi, max_dpi)
 
     def render(self, dpi: int) -> Raster:
-        dpi = self._fit_dpi(dpi)
+        requested, dpi = dpi, self._fit_dpi(dpi)
         scale = dpi / 72
         with PDFIUM_LOCK:
             try:
@@ -119,7 +119,7 @@ class PdfPage:
                 image = bitmap.to_pil().convert("RGB")
             except pdfium.PdfiumError as exc:
                 raise PageRenderError(f"page {self._index + 1} could not be rendered: {exc}") from exc
-        return Raster(image, scale)
+        return Raster(image, scale, requested if dpi < requested else None)
 
     def text_layer(self) -> TextLayer | None:
         with PDFIUM_LOCK:

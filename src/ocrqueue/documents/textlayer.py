@@ -12,7 +12,7 @@ import unicodedata
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.pages import TextLayer
 
@@ -30,58 +30,79 @@ def read_text_layer(page: pdfium.PdfPage, crop: BBox) -> TextLayer:
 
 def _is_bad(ch: str) -> bool:
     """Characters that betray a broken font mapping rather than real text."""
+    if ch < "\x7f":
+        return ch < " " and ch != "\t"
     if ch == "\ufffd":
         return True
     cat = unicodedata.category(ch)
-    return cat in ("Co", "Cn") or (cat == "Cc" and ch not in "\t")
+    return cat in ("Co", "Cn", "Cc")
+
+
+class _LineBuilder:
+    """Collects characters into words and words into lines, tracking boxes with plain floats
+    (this loop runs once per character, so it avoids allocating per character)."""
+
+    def __init__(self) -> None:
+        self.lines: list[Line] = []
+        self.words: list[Word] = []
+        self.chars: list[str] = []
+        self.box = [0.0, 0.0, 0.0, 0.0]
+        self.font_size: float | None = None
+
+    def add(self, ch: str, x0: float, y0: float, x1: float, y1: float) -> None:
+        box = self.box
+        if self.chars:
+            box[0], box[1], box[2], box[3] = min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)
+        else:
+            box[0], box[1], box[2], box[3] = x0, y0, x1, y1
+        self.chars.append(ch)
+
+    def end_word(self) -> None:
+        if self.chars:
+            self.words.append(Word("".join(self.chars), BBox(*self.box), 1.0))
+            self.chars.clear()
+
+    def end_line(self) -> None:
+        self.end_word()
+        if self.words:
+            words = tuple(self.words)
+            box = BBox(
+                min(w.bbox.x0 for w in words),
+                min(w.bbox.y0 for w in words),
+                max(w.bbox.x1 for w in words),
+                max(w.bbox.y1 for w in words),
+            )
+            self.lines.append(Line(" ".join(w.text for w in words), box, 1.0, words, self.font_size))
+            self.words.clear()
+        self.font_size = None
 
 
 def _lines(textpage: pdfium.PdfTextPage, crop: BBox) -> tuple[list[Line], int, int]:
     n = textpage.count_chars()
     left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
     x_off, page_top = crop.x0, crop.y1
-    lines: list[Line] = []
-    words: list[Word] = []
-    word_chars: list[str] = []
-    word_boxes: list[BBox] = []
-    font_size: float | None = None
+    get_unicode, get_box = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_GetCharBox
+    out = _LineBuilder()
     visible = bad = 0
-
-    def end_word() -> None:
-        if word_chars:
-            words.append(Word("".join(word_chars), union(word_boxes), 1.0))
-            word_chars.clear()
-            word_boxes.clear()
-
-    def end_line() -> None:
-        nonlocal font_size
-        end_word()
-        if words:
-            text = " ".join(w.text for w in words)
-            lines.append(Line(text, union(w.bbox for w in words), 1.0, tuple(words), font_size))
-            words.clear()
-        font_size = None
-
     for i in range(n):
-        code = pdfium_c.FPDFText_GetUnicode(textpage, i)
+        code = get_unicode(textpage, i)
         ch = chr(code) if 0 < code < 0x110000 else "\ufffd"
         if ch in _BREAKS:
-            end_line()
+            out.end_line()
             continue
         if ch.isspace():
-            end_word()
+            out.end_word()
             continue
-        if not pdfium_c.FPDFText_GetCharBox(textpage, i, left, right, bottom, top):
+        if not get_box(textpage, i, left, right, bottom, top):
             continue
         visible += 1
         if _is_bad(ch):
             bad += 1
-        if font_size is None:
-            font_size = float(pdfium_c.FPDFText_GetFontSize(textpage, i))
-        word_chars.append(ch)
-        word_boxes.append(BBox(left.value - x_off, page_top - top.value, right.value - x_off, page_top - bottom.value))
-    end_line()
-    return lines, visible, bad
+        if out.font_size is None:
+            out.font_size = float(pdfium_c.FPDFText_GetFontSize(textpage, i))
+        out.add(ch, left.value - x_off, page_top - top.value, right.value - x_off, page_top - bottom.value)
+    out.end_line()
+    return out.lines, visible, bad
 
 
 def _image_coverage(page: pdfium.PdfPage, crop: BBox) -> float:

@@ -13,7 +13,7 @@ from ocrqueue.documents.layout.xycut import Region, xy_cut_page
 from ocrqueue.documents.model import Block, Line, PageResult, TableCell, Word
 from ocrqueue.documents.pages import PageInput, TextLayer
 
-RULE_SCALE = 2.0  # mask pixels per point when vector rules are drawn to find tables
+RULE_SCALE = 1.0  # mask pixels per point when vector rules are drawn to find tables
 GRID_SCALE = GRID_DPI / 72
 
 # A table found from vector rules: its box, rows, columns and (still empty) cells, all in points.
@@ -32,7 +32,7 @@ def _vector_tables(rules: list[BBox], width: float, height: float) -> list[Vecto
         x1, y1 = int(np.ceil(r.x1 * RULE_SCALE)) + 1, int(np.ceil(r.y1 * RULE_SCALE)) + 1
         (h_mask if r.width >= r.height else v_mask)[y0:y1, x0:x1] = True
     out: list[VectorTable] = []
-    for grid in find_tables(h_mask, v_mask, tol=4):
+    for grid in find_tables(h_mask, v_mask, tol=2):
         cells = grid_cells_to_points(grid, RULE_SCALE)
         box = BBox(grid.x0 / RULE_SCALE, grid.y0 / RULE_SCALE, grid.x1 / RULE_SCALE, grid.y1 / RULE_SCALE)
         out.append((box, grid.n_rows, grid.n_cols, cells))
