@@ -46,6 +46,7 @@ import threading  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 from urllib.parse import urlsplit, urlunsplit  # noqa: E402
 
@@ -121,6 +122,20 @@ class Admin:
             return float(self.scalar("SELECT extract(epoch FROM max(finished_at))::float8 FROM ocrq_tasks"))
         return float(self.scalar("SELECT max(finished_at) FROM ocrq_tasks"))
 
+    def per_statement(self, event_type: str) -> float:
+        """Tasks per statement of one kind, from the history: one statement writes one `at` per worker.
+
+        PostgreSQL only: SQLite's clock has millisecond resolution, so statements would merge.
+        """
+        if self.backend != "postgresql":
+            return float("nan")
+        placeholder = "%s" if self.backend == "postgresql" else "?"
+        rows, statements = self.conn.execute(
+            f"SELECT count(*), count(DISTINCT worker_id || '@' || at) FROM ocrq_events WHERE type = {placeholder}",
+            (event_type,),
+        ).fetchone()
+        return rows / statements if statements else float("nan")
+
     def server_version(self) -> str:
         if self.backend == "postgresql":
             return "PostgreSQL " + str(self.scalar("SHOW server_version")).split()[0]
@@ -130,6 +145,35 @@ class Admin:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def source_revision() -> dict[str, Any]:
+    """Which queue code was measured: git HEAD, whether queue/ has local changes, a content hash."""
+    import hashlib
+    import subprocess
+
+    import ocrqueue.queue as queue_pkg
+
+    root = Path(queue_pkg.__file__).parent
+    digest = hashlib.sha1()
+    for file in sorted(root.rglob("*.py")):
+        digest.update(file.relative_to(root).as_posix().encode())
+        digest.update(file.read_bytes())
+    info: dict[str, Any] = {"queue_src_sha1": digest.hexdigest()[:12], "queue_src_path": str(root)}
+
+    def git(*argv: str) -> str | None:
+        try:
+            return subprocess.run(
+                ["git", *argv], cwd=root, capture_output=True, text=True, timeout=10, check=True
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    head = git("rev-parse", "--short", "HEAD")
+    if head:
+        info["git_head"] = head
+        info["queue_src_dirty"] = bool(git("status", "--porcelain", "--", "."))
+    return info
 
 
 def prepare_database(url: DatabaseURL, force: bool) -> None:
@@ -218,8 +262,12 @@ def worker_process(
     store.close()
 
 
-def reference_process(db: str, threads: int, ready: Any, go: Any, results: Any) -> None:
-    """The driver's claim and complete statements in a bare loop: `threads` connections, no Worker."""
+def reference_process(db: str, threads: int, batch: int, ready: Any, go: Any, results: Any) -> None:
+    """The driver's claim and complete statements in a bare loop: `threads` connections, no Worker.
+
+    Each loop claims up to `batch` tasks per statement and completes them together (PostgreSQL:
+    one COMPLETE_MANY; SQLite: one transaction of COMPLETE + event per task, as the driver does).
+    """
     _child_logging()
     url = parse_database_url(db)
     worker_id = f"reference:{os.getpid()}"
@@ -234,7 +282,7 @@ def reference_process(db: str, threads: int, ready: Any, go: Any, results: Any) 
         def make_pg_loop() -> Callable[[], int]:
             conn = psycopg.connect(url.libpq, autocommit=True)
             cur = conn.cursor()
-            claim_params = {"worker_id": worker_id, "limit": 1, "lease": lease, "kinds": [KIND]}
+            claim_params = {"worker_id": worker_id, "limit": batch, "lease": lease, "kinds": [KIND]}
 
             def loop() -> int:
                 done = 0
@@ -263,7 +311,7 @@ def reference_process(db: str, threads: int, ready: Any, go: Any, results: Any) 
             conn = sqlite3.connect(str(url.sqlite_path), timeout=30.0, isolation_level=None, check_same_thread=False)
             for pragma in lite_sql.PRAGMAS:
                 conn.execute(pragma)
-            claim_params = {"worker_id": worker_id, "limit": 1, "lease": lease, "kinds": json.dumps([KIND])}
+            claim_params = {"worker_id": worker_id, "limit": batch, "lease": lease, "kinds": json.dumps([KIND])}
 
             def event(type_: str, row: Any, attempts: int, token: int) -> None:
                 conn.execute(
@@ -291,12 +339,12 @@ def reference_process(db: str, threads: int, ready: Any, go: Any, results: Any) 
                             continue
                         conn.close()
                         return done
+                    conn.execute("BEGIN IMMEDIATE")
                     for r in rows:
-                        conn.execute("BEGIN IMMEDIATE")
                         fin = conn.execute(lite_sql.COMPLETE, {"id": r[0], "token": r[9], "result": "null"}).fetchone()
                         event(fin[1], fin[0], fin[2], fin[3])
-                        conn.execute("COMMIT")
                         done += 1
+                    conn.execute("COMMIT")
 
             return loop
 
@@ -564,6 +612,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         out["drain_per_s"] = n / db_s if ok else nan
                         out["drain_wall_per_s"] = n / wall_s if ok else nan
                         out["drain_machine_cpu_busy"] = group.cpu_busy
+                        out["drain_tasks_per_claim"] = admin.per_statement("claimed")
+                        out["drain_tasks_per_complete"] = admin.per_statement("completed")
                 if "pickup" in phases:
                     with phase("pickup", args.quiet):
                         admin.settle()  # the drained tasks stay: TRUNCATE would block live workers
@@ -585,19 +635,27 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             out["empty_claims"] = sum(s.get("empty_claims", 0) for s in stats)
 
         if "reference" in phases:
-            with phase("reference", args.quiet):
-                admin.reset()
-                bulk_enqueue(store, n)
-                admin.settle()
-                ref = ProcessGroup(ctx, reference_process, lambda g: (args.db, c, g.ready, g.go, g.results), p)
-                try:
-                    ref.start()
-                    db_s, wall_s, ok = timed_drain(admin, ref, n, drain_timeout)
-                finally:
-                    ref.finish()
-                notes["reference_seconds"] = db_s
-                out["reference_machine_cpu_busy"] = ref.cpu_busy
-                out["reference_drain_per_s"] = n / db_s if ok else nan
+            # (key, threads per process, tasks per claim): the plain loop, then one batched loop
+            # per process claiming C at a time (what a worker with full batching could approach).
+            for key, threads, batch in (("reference", c, 1), ("reference_batched", 1, c)):
+                with phase(key, args.quiet):
+                    admin.reset()
+                    bulk_enqueue(store, n)
+                    admin.settle()
+                    ref = ProcessGroup(
+                        ctx,
+                        reference_process,
+                        lambda g, t=threads, b=batch: (args.db, t, b, g.ready, g.go, g.results),
+                        p,
+                    )
+                    try:
+                        ref.start()
+                        db_s, wall_s, ok = timed_drain(admin, ref, n, drain_timeout)
+                    finally:
+                        ref.finish()
+                    notes[f"{key}_seconds"] = db_s
+                    out[f"{key}_machine_cpu_busy"] = ref.cpu_busy
+                    out[f"{key}_drain_per_s"] = n / db_s if ok else nan
         if out["drain_per_s"] == out["drain_per_s"] and out["reference_drain_per_s"] == out["reference_drain_per_s"]:
             out["drain_vs_reference"] = out["drain_per_s"] / out["reference_drain_per_s"]
         server = admin.server_version()
@@ -625,6 +683,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "load_avg_1m_before": load_before,
             "load_avg_1m_after": os.getloadavg()[0],
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            **source_revision(),
         }
     )
     report(out, notes)
@@ -660,6 +719,11 @@ def report(out: dict[str, Any], notes: dict[str, Any]) -> None:
             _fmt(out["reference_drain_per_s"], "/s"),
             "driver's CLAIM_KINDS + COMPLETE(_MANY), P x C connections, 1 task per claim",
         ),
+        (
+            "drain, bare SQL batched",
+            _fmt(out.get("reference_batched_drain_per_s", float("nan")), "/s"),
+            "same statements, P connections, C tasks per claim and per complete",
+        ),
         ("library / reference", f"{ratio:.2f}" if ratio else "—", "1.00 = no overhead over the bare statements"),
         (
             "pickup p50 / p95",
@@ -674,15 +738,23 @@ def report(out: dict[str, Any], notes: dict[str, Any]) -> None:
             "started_at - created_at (both DB clock; excludes the submit's own round trip)",
         ),
         (
+            "tasks per claim / per complete",
+            f"{_fmt(out.get('drain_tasks_per_claim', float('nan')))} / "
+            f"{_fmt(out.get('drain_tasks_per_complete', float('nan')))}",
+            "drain phase, from the event history (one statement = one now() per worker; PostgreSQL only)",
+        ),
+        (
             "machine CPU busy: drain / reference",
             f"{_pct(out.get('drain_machine_cpu_busy'))} / {_pct(out.get('reference_machine_cpu_busy'))}",
             f"all {out['cpus']} CPUs, every process (incl. the database and anything else running); "
             f"1-min load before the run {out['load_avg_1m_before']:.2f}",
         ),
     ]
+    dirty = "+local changes" if out.get("queue_src_dirty") else ""
     title = (
         f"ocrqueue queue benchmark — {out['server']}, jobs={out['jobs']}, "
-        f"concurrency={out['concurrency']}, processes={out['processes']}, {out['cpus']} CPUs"
+        f"concurrency={out['concurrency']}, processes={out['processes']}, {out['cpus']} CPUs, "
+        f"queue code {out.get('git_head', '?')}{dirty} ({out['queue_src_sha1']})"
     )
     try:
         from rich.console import Console
