@@ -137,6 +137,29 @@ def table_page() -> Image.Image:
     return image
 
 
+SPAN_TABLE = [["Fruit", "", "Price"], ["Apples", "red", "3.50"], ["Pears", "green", "4.20"], ["Plums", "blue", ""]]
+
+
+def span_table_page() -> Image.Image:
+    """A ruled table with a header cell spanning two columns and a price spanning two rows."""
+    image, draw = _page()
+    font = _font(DEJAVU, 30)
+    col_w, row_h = 300, 80
+    x0, y0 = MARGIN, MARGIN
+    xs = [x0 + c * col_w for c in range(4)]
+    ys = [y0 + r * row_h for r in range(5)]
+    for r, y in enumerate(ys):
+        # The rule between rows 2 and 3 stops before the last column (that price spans both rows).
+        draw.line([(xs[0], y), (xs[2] if r == 3 else xs[3], y)], fill="black", width=3)
+    for c, x in enumerate(xs):
+        # The rule between columns 0 and 1 leaves out the header row ("Fruit" spans both).
+        draw.line([(x, ys[1] if c == 1 else ys[0]), (x, ys[-1])], fill="black", width=3)
+    for r, row in enumerate(SPAN_TABLE):
+        for c, cell in enumerate(row):
+            draw.text((xs[c] + 24, ys[r] + 22 + (row_h // 2 if (r, c) == (2, 2) else 0)), cell, font=font, fill="black")
+    return image
+
+
 def scanned(image: Image.Image, seed: int) -> bytes:
     """A scanned-looking JPEG copy: slight skew, blur, speckle noise and strong compression."""
     rng = random.Random(seed)
@@ -311,6 +334,7 @@ def generate(out: Path) -> dict[str, Sample]:
         put(Sample(name, f"{name}.png", "clean", lang, text, tbl), encode(image, "PNG"))
         put(Sample(f"{name}_scan", f"{name}_scan.jpg", "scan", lang, text, tbl), scanned(image, seed))
 
+    put(Sample("span_table", "span_table.png", "clean", "eng", [], SPAN_TABLE), encode(span_table_page(), "PNG"))
     put(
         Sample("english_webp", "english.webp", "clean", "eng", ["Supplier Invoices", *ENGLISH]), encode(english, "WEBP")
     )

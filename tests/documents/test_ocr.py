@@ -107,3 +107,14 @@ def test_engine_is_shared_and_thread_safe(samples: Samples) -> None:
     assert len(results) == 9
     assert len(set(results)) == 1
     assert "Supplier Invoices" in results[0]
+
+
+def test_spanning_cells_are_found_and_rendered_as_html(samples: Samples) -> None:
+    page = run(samples.data("span_table")).pages[0]
+    table = next(b.table for b in page.blocks if b.table is not None)
+    spans = {(c.row, c.col): (c.row_span, c.col_span) for c in table.cells if c.row_span > 1 or c.col_span > 1}
+    assert spans == {(0, 0): (1, 2), (2, 2): (2, 1)}
+    assert table_cell_accuracy(samples["span_table"].table, page) == 1.0
+    html = run(samples.data("span_table")).to_markdown()
+    assert '<td colspan="2">Fruit</td>' in html
+    assert '<td rowspan="2">4.20</td>' in html
