@@ -1,8 +1,9 @@
 """The worker runtime: task slots, batched claims, one heartbeat loop, the reaper, graceful stop.
 
-Threads: the caller's thread claims (`run`); a heartbeat thread renews every held lease in one
-statement, relays lost leases and cancel requests to the running handlers, and runs the reaper on
-a jittered interval; a pool of slot threads runs handlers.
+Threads: the caller's thread claims (`run`), as many tasks per statement as there are free
+slots; slot threads run handlers; a completer thread commits results in batches; a heartbeat
+thread renews every held lease in one statement, relays lost leases and cancel requests to the
+handlers, and runs the reaper on a jittered interval.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ocrqueue.queue.backoff import backoff_delay
+from ocrqueue.queue.completer import Completer, Completion
 from ocrqueue.queue.config import QueueConfig
 from ocrqueue.queue.context import TaskContext
 from ocrqueue.queue.errors import ErrorKind, LeaseLost, TaskCancelled, classify
 from ocrqueue.queue.identity import host_name, new_worker_id, pid_alive
 from ocrqueue.queue.metrics import QueueMetrics, default_metrics
-from ocrqueue.queue.models import ClaimedTask, FailOutcome
+from ocrqueue.queue.models import ClaimedTask, CompleteResult, FailOutcome
 from ocrqueue.queue.registry import Registry
 from ocrqueue.queue.store import Store
 
@@ -61,7 +63,9 @@ class Worker:
             raise ValueError(f"no handler registered for task kinds {unknown}")
         self.worker_id = worker_id or new_worker_id()
         self.metrics = metrics or default_metrics()
-        self._running: dict[str, _Running] = {}
+        self._held: dict[str, _Running] = {}
+        """Tasks whose lease this worker holds: running, or finished and awaiting their commit."""
+        self._busy_slots = 0
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -70,6 +74,7 @@ class Worker:
         self._started = threading.Event()
         self._heartbeat_stop = threading.Event()
         self._inbox: queue.SimpleQueue[_Running | None] = queue.SimpleQueue()
+        self._completer = Completer(store, self._completed)
         self._rng = random.Random()
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -93,7 +98,7 @@ class Worker:
     @property
     def running_task_ids(self) -> list[str]:
         with self._lock:
-            return list(self._running)
+            return list(self._held)
 
     def _count_claim_conflict(self, operation: str) -> None:
         if operation == "claim":
@@ -114,6 +119,7 @@ class Worker:
         try:
             self.recover()
             heartbeat.start()
+            self._completer.start()
             for slot in slots:
                 slot.start()
             self._started.set()
@@ -122,6 +128,7 @@ class Worker:
         finally:
             self._started.set()
             self._stopping.set()
+            self._completer.stop(timeout=10)
             self._heartbeat_stop.set()
             if heartbeat.is_alive():
                 heartbeat.join(timeout=10)
@@ -150,7 +157,7 @@ class Worker:
     # -- claiming ---------------------------------------------------------------------------
     def _free_slots(self) -> int:
         with self._lock:
-            return self.config.concurrency - len(self._running)
+            return self.config.concurrency - self._busy_slots
 
     def _claim_loop(self) -> None:
         idle_wait = _MIN_IDLE_WAIT
@@ -177,7 +184,8 @@ class Worker:
                 self.metrics.claims.labels(item.task.kind).inc()
                 running = _Running(item, TaskContext(self.store, item.task, item.lease))
                 with self._lock:
-                    self._running[item.task.id] = running
+                    self._held[item.task.id] = running
+                    self._busy_slots += 1
                 self._inbox.put(running)
 
     # -- running a task ---------------------------------------------------------------------
@@ -185,28 +193,47 @@ class Worker:
         while (running := self._inbox.get()) is not None:
             self._execute(running)
 
+    def _free_slot(self) -> None:
+        with self._lock:
+            self._busy_slots -= 1
+        self._wake.set()
+
+    def _forget(self, running: _Running, outcome: str) -> None:
+        with self._lock:
+            self._held.pop(running.claimed.task.id, None)
+        self.metrics.durations.labels(running.claimed.task.kind, outcome).observe(time.monotonic() - running.started)
+
     def _execute(self, running: _Running) -> None:
         task, ctx = running.claimed.task, running.context
-        outcome = "completed"
         try:
             result = self.registry[task.kind].handler(ctx)
             if ctx.lost:
                 raise LeaseLost(f"task {task.id}: lease lost while the handler ran")
-            done = self.store.complete(running.claimed.lease, result)
-            outcome = str(done.status)
         except LeaseLost:
-            outcome = "lease_lost"
-            self.metrics.lease_losses.labels(task.kind).inc()
-            log.warning("task %s: lease lost; result discarded", task.id)
+            self._lease_lost(running)
         except TaskCancelled:
-            outcome = self._fail(running, TaskCancelled(f"task {task.id} was cancelled"), cancelled=True)
+            self._forget(running, self._fail(running, TaskCancelled(f"task {task.id} was cancelled"), cancelled=True))
         except Exception as exc:
-            outcome = self._fail(running, exc)
+            self._forget(running, self._fail(running, exc))
+        else:
+            self._completer.submit(Completion(running.claimed.lease, result))
         finally:
-            with self._lock:
-                self._running.pop(task.id, None)
-            self.metrics.durations.labels(task.kind, outcome).observe(time.monotonic() - running.started)
-            self._wake.set()
+            self._free_slot()
+
+    def _completed(self, completion: Completion, outcome: CompleteResult | None) -> None:
+        with self._lock:
+            running = self._held.get(completion.lease.task_id)
+        if running is None:
+            return
+        if outcome is None:
+            self._lease_lost(running)
+        else:
+            self._forget(running, str(outcome.status))
+
+    def _lease_lost(self, running: _Running) -> None:
+        self.metrics.lease_losses.labels(running.claimed.task.kind).inc()
+        log.warning("task %s: lease lost; result discarded", running.claimed.task.id)
+        self._forget(running, "lease_lost")
 
     def _fail(self, running: _Running, exc: Exception, *, cancelled: bool = False) -> str:
         task, lease = running.claimed.task, running.claimed.lease
@@ -231,6 +258,10 @@ class Worker:
         except LeaseLost:
             self.metrics.lease_losses.labels(task.kind).inc()
             return "lease_lost"
+        except Exception:
+            log.exception("task %s: recording its failure failed; it returns after lease expiry", task.id)
+            running.context.mark_lost()
+            return "unrecorded"
         if failed.outcome is FailOutcome.RETRY:
             self.metrics.retries.labels(task.kind).inc()
             log.info("task %s attempt %d failed (%s); retry in %.1fs", task.id, task.attempts, message, delay)
@@ -250,18 +281,18 @@ class Worker:
 
     def heartbeat_once(self) -> None:
         with self._lock:
-            running = dict(self._running)
+            held = {task_id: r for task_id, r in self._held.items() if not r.context.lost}
         try:
             beat = self.store.heartbeat(
-                self.worker_id, [r.claimed.lease for r in running.values()], self.config.lease_seconds
+                self.worker_id, [r.claimed.lease for r in held.values()], self.config.lease_seconds
             )
         except Exception:
             log.exception("heartbeat failed; leases are renewed on the next beat if the database returns")
             return
         for task_id in beat.lost:
-            running[task_id].context.mark_lost()
+            held[task_id].context.mark_lost()
         for task_id in beat.cancel_requested:
-            running[task_id].context.mark_cancel_requested()
+            held[task_id].context.mark_cancel_requested()
 
     def _reap_interval(self) -> float:
         return self.config.reaper_seconds * self._rng.uniform(0.5, 1.5)
@@ -285,14 +316,14 @@ class Worker:
     def _drain(self) -> None:
         """Give running tasks the grace period, then hand the rest back at once."""
         deadline = time.monotonic() + self.config.shutdown_grace_seconds
-        while self._free_slots() < self.config.concurrency and not self._release_now.is_set():
+        while self.running_task_ids and not self._release_now.is_set():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
             self._wake.wait(min(remaining, 0.1))
             self._wake.clear()
         with self._lock:
-            leftover = list(self._running.values())
+            leftover = [r for r in self._held.values() if not r.context.lost]
         if not leftover:
             return
         for running in leftover:

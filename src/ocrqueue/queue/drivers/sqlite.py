@@ -205,10 +205,10 @@ class SQLiteStore(Store):
 
         def run() -> list[Task]:
             with self._write() as conn:
-                tasks = [task_from_row(row) for row in conn.execute(statement, params).fetchall()]
-                for t in tasks:
-                    self._event(conn, t.id, EventType.CLAIMED, t.attempts, t.lease_token, worker_id)
-            return tasks
+                rows = conn.execute(statement, params).fetchall()
+                if rows:
+                    conn.execute(sql.CLAIMED_EVENTS, {"ids": json.dumps([row[0] for row in rows])})
+            return [task_from_row(row) for row in rows]
 
         tasks = self._retrying(run, "claim")
         tasks.sort(key=lambda t: (-t.priority, t.run_at, t.id))
@@ -259,25 +259,20 @@ class SQLiteStore(Store):
             raise self._lease_lost(lease, f"checkpoint {seq}")
 
     def complete_many(self, items: Sequence[tuple[Lease, JSON]]) -> dict[str, CompleteResult | None]:
-        encoded = [(lease, dumps(result)) for lease, result in items]
+        encoded = json.dumps([[lease.task_id, lease.token, dumps(result)] for lease, result in items])
 
-        def run() -> dict[str, CompleteResult | None]:
-            outcomes: dict[str, CompleteResult | None] = {}
+        def run() -> dict[str, TaskStatus]:
             with self._write() as conn:
-                for lease, result in encoded:
-                    params = {"id": lease.task_id, "token": lease.token, "result": result}
-                    row = conn.execute(sql.COMPLETE, params).fetchone()
-                    if row is None:
-                        outcomes[lease.task_id] = None
-                        continue
-                    status = TaskStatus(row[1])
-                    self._event(conn, row[0], EventType(str(status)), row[2], row[3], row[4])
-                    outcomes[lease.task_id] = CompleteResult(status)
-            return outcomes
+                rows = conn.execute(sql.COMPLETE_MANY, {"items": encoded}).fetchall()
+                conn.execute(sql.FINISHED_EVENTS, {"ids": json.dumps([row[0] for row in rows])})
+            return {task_id: TaskStatus(status) for task_id, status in rows}
 
-        outcomes = self._retrying(run, "complete")
+        done = self._retrying(run, "complete")
+        outcomes: dict[str, CompleteResult | None] = {}
         for lease, _ in items:
-            if outcomes[lease.task_id] is None:
+            status = done.get(lease.task_id)
+            outcomes[lease.task_id] = CompleteResult(status) if status is not None else None
+            if status is None:
                 self._lease_lost(lease, "complete")
         return outcomes
 

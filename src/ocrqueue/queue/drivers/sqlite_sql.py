@@ -41,13 +41,15 @@ GET_BY_ID = f"SELECT {COLS} FROM ocrq_tasks WHERE id = :id"
 
 GET_LIVE_BY_DEDUP = f"SELECT {COLS} FROM ocrq_tasks WHERE dedup_key = :key AND status <> 'cancelled'"
 
+# SQLite's planner prefers the (status, id) index and would sort every pending row; the claim
+# index is already in claim order, so the claim names it.
 _CLAIM = f"""
 UPDATE ocrq_tasks
 SET status = 'running', attempts = attempts + 1, lease_token = lease_token + 1,
     worker_id = :worker_id, lease_expires_at = {NOW} + :lease,
     started_at = coalesce(started_at, {NOW}), updated_at = {NOW}
 WHERE id IN (
-    SELECT id FROM ocrq_tasks
+    SELECT id FROM ocrq_tasks INDEXED BY ix_ocrq_tasks_claim
     WHERE status = 'pending' AND run_at <= {NOW} {{kind_filter}}
     ORDER BY priority DESC, run_at, id
     LIMIT :limit
@@ -56,6 +58,12 @@ RETURNING {COLS}
 """
 CLAIM = _CLAIM.format(kind_filter="")
 CLAIM_KINDS = _CLAIM.format(kind_filter="AND kind IN (SELECT value FROM json_each(:kinds))")
+
+CLAIMED_EVENTS = f"""
+INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+SELECT id, 'claimed', {NOW}, attempts, lease_token, worker_id, '{{}}'
+FROM ocrq_tasks WHERE id IN (SELECT value FROM json_each(:ids))
+"""
 
 EVENT = f"""
 INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
@@ -93,17 +101,26 @@ WHERE ocrq_checkpoints.lease_token <= excluded.lease_token
 RETURNING seq
 """
 
-COMPLETE = f"""
+COMPLETE_MANY = f"""
 UPDATE ocrq_tasks
 SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'completed' END,
-    result = CASE WHEN cancel_requested THEN NULL ELSE :result END,
+    result = CASE WHEN cancel_requested THEN NULL ELSE c.result END,
     error_kind = CASE WHEN cancel_requested THEN 'cancelled' ELSE NULL END,
     error_message = CASE WHEN cancel_requested THEN 'cancelled while running' ELSE NULL END,
     progress_done = CASE WHEN cancel_requested THEN progress_done
                          ELSE coalesce(progress_total, progress_done) END,
     lease_expires_at = NULL, finished_at = {NOW}, updated_at = {NOW}
-WHERE id = :id AND lease_token = :token AND status = 'running'
-RETURNING id, status, attempts, lease_token, worker_id
+FROM (
+    SELECT value ->> 0 AS id, value ->> 1 AS token, value ->> 2 AS result FROM json_each(:items)
+) AS c
+WHERE ocrq_tasks.id = c.id AND ocrq_tasks.lease_token = c.token AND ocrq_tasks.status = 'running'
+RETURNING ocrq_tasks.id, ocrq_tasks.status
+"""
+
+FINISHED_EVENTS = f"""
+INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+SELECT id, status, {NOW}, attempts, lease_token, worker_id, '{{}}'
+FROM ocrq_tasks WHERE id IN (SELECT value FROM json_each(:ids))
 """
 
 FAIL = f"""
