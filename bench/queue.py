@@ -136,6 +136,15 @@ class Admin:
         ).fetchone()
         return rows / statements if statements else float("nan")
 
+    def backend_pids(self) -> list[int]:
+        """PostgreSQL server processes serving this database, except this admin connection."""
+        if self.backend != "postgresql":
+            return []
+        rows = self.conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+        return [int(r[0]) for r in rows]
+
     def server_version(self) -> str:
         if self.backend == "postgresql":
             return "PostgreSQL " + str(self.scalar("SHOW server_version")).split()[0]
@@ -397,6 +406,16 @@ def cpu_times() -> tuple[float, float]:
     return (sum(fields) - idle, sum(fields))
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of one process (0 when it is gone or unreadable)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (float(fields[11]) + float(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def busy_since(before: tuple[float, float]) -> float:
     after = cpu_times()
     total = after[1] - before[1]
@@ -421,6 +440,8 @@ class ProcessGroup:
         self.go = ctx.Event()
         self.stop = ctx.Event()
         self.cpu_busy = float("nan")
+        self.client_cpu_seconds = float("nan")
+        self.server_cpu_seconds = float("nan")
         self.procs = [
             ctx.Process(target=target, args=args_for(self), name=f"bench-{target.__name__}-{i}", daemon=True)
             for i in range(n)
@@ -449,6 +470,10 @@ class ProcessGroup:
 
 def timed_drain(admin: Admin, group: ProcessGroup, n: int, timeout: float) -> tuple[float, float, bool]:
     """Start signal, then wait until the database shows all n completed. Returns (db s, wall s, ok)."""
+    clients = [proc.pid for proc in group.procs if proc.pid is not None]
+    servers = admin.backend_pids()
+    client_cpu = sum(process_cpu_seconds(pid) for pid in clients)
+    server_cpu = sum(process_cpu_seconds(pid) for pid in servers)
     cpu = cpu_times()
     db_start = admin.db_now()
     wall_start = time.perf_counter()
@@ -456,6 +481,8 @@ def timed_drain(admin: Admin, group: ProcessGroup, n: int, timeout: float) -> tu
     ok = wait_for(lambda: admin.count("completed") >= n, timeout, interval=0.05)
     wall = time.perf_counter() - wall_start
     group.cpu_busy = busy_since(cpu)
+    group.client_cpu_seconds = sum(process_cpu_seconds(pid) for pid in clients) - client_cpu
+    group.server_cpu_seconds = sum(process_cpu_seconds(pid) for pid in servers) - server_cpu
     db_seconds = admin.last_finished() - db_start if ok else float("nan")
     return db_seconds, wall, ok
 
@@ -612,6 +639,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         out["drain_per_s"] = n / db_s if ok else nan
                         out["drain_wall_per_s"] = n / wall_s if ok else nan
                         out["drain_machine_cpu_busy"] = group.cpu_busy
+                        out["drain_client_cpu_ms_per_task"] = 1000 * group.client_cpu_seconds / n
+                        out["drain_server_cpu_ms_per_task"] = 1000 * group.server_cpu_seconds / n
                         out["drain_tasks_per_claim"] = admin.per_statement("claimed")
                         out["drain_tasks_per_complete"] = admin.per_statement("completed")
                 if "pickup" in phases:
@@ -655,6 +684,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         ref.finish()
                     notes[f"{key}_seconds"] = db_s
                     out[f"{key}_machine_cpu_busy"] = ref.cpu_busy
+                    out[f"{key}_client_cpu_ms_per_task"] = 1000 * ref.client_cpu_seconds / n
+                    out[f"{key}_server_cpu_ms_per_task"] = 1000 * ref.server_cpu_seconds / n
                     out[f"{key}_drain_per_s"] = n / db_s if ok else nan
         if out["drain_per_s"] == out["drain_per_s"] and out["reference_drain_per_s"] == out["reference_drain_per_s"]:
             out["drain_vs_reference"] = out["drain_per_s"] / out["reference_drain_per_s"]
@@ -696,6 +727,16 @@ def _fmt(value: Any, unit: str = "") -> str:
             return "—"
         return f"{value:,.0f}{unit}" if value >= 100 else f"{value:,.2f}{unit}"
     return f"{value}{unit}"
+
+
+def _cpu(out: dict[str, Any], key: str) -> str:
+    client = out.get(f"{key}_client_cpu_ms_per_task", float("nan"))
+    server = out.get(f"{key}_server_cpu_ms_per_task", float("nan"))
+    if client != client:
+        return "—"
+    if out["db"] != "postgresql":
+        return f"{client:.3f}"
+    return f"{client:.3f} + {server:.3f} db"
 
 
 def _pct(value: float | None) -> str:
@@ -742,6 +783,16 @@ def report(out: dict[str, Any], notes: dict[str, Any]) -> None:
             f"{_fmt(out.get('drain_tasks_per_claim', float('nan')))} / "
             f"{_fmt(out.get('drain_tasks_per_complete', float('nan')))}",
             "drain phase, from the event history (one statement = one now() per worker; PostgreSQL only)",
+        ),
+        (
+            "CPU ms per task: drain",
+            _cpu(out, "drain"),
+            "worker processes + PostgreSQL server processes of this database, during the timed window",
+        ),
+        (
+            "CPU ms per task: reference / batched",
+            f"{_cpu(out, 'reference')}  |  {_cpu(out, 'reference_batched')}",
+            "same, for the bare loops; 2 CPUs / total = the CPU-bound ceiling on this machine",
         ),
         (
             "machine CPU busy: drain / reference",
