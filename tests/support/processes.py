@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -87,6 +88,15 @@ class WorkerProcess:
         """Wait until the worker has logged `text`; returns the whole log."""
         return wait_for(lambda: text in self.output() and self.output(), timeout, 0.05, f"{self.name} to log {text!r}")
 
+    def logged_worker_id(self, timeout: float = 30.0) -> str:
+        """The worker id the process printed at start-up ("worker <id> on <backend>, …")."""
+
+        def find() -> str | None:
+            match = re.search(r"^worker (\S+) on ", self.output(), re.MULTILINE)
+            return match.group(1) if match else None
+
+        return wait_for(find, timeout, 0.05, f"{self.name} to print its worker id")
+
     def signal(self, signum: int) -> None:
         """Send `signum` to the worker's whole process group (no-op once it is gone)."""
         with contextlib.suppress(ProcessLookupError):
@@ -126,10 +136,10 @@ class Processes:
     def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         return base_environment(self.db_url, self.workdir / "data", {**self.env, **(extra or {})})
 
-    def _command(self, args: Sequence[str], host: str | None) -> list[str]:
+    def _command(self, args: Sequence[str], host: str | None, wrapper: Sequence[str] = ()) -> list[str]:
         if host is None:
-            return [sys.executable, "-m", "ocrqueue", *args]
-        return [sys.executable, "-c", _OTHER_HOST_BOOT, host, *args]
+            return [*wrapper, sys.executable, "-m", "ocrqueue", *args]
+        return [*wrapper, sys.executable, "-c", _OTHER_HOST_BOOT, host, *args]
 
     def start_worker(
         self,
@@ -139,8 +149,13 @@ class Processes:
         env: Mapping[str, str] | None = None,
         host: str | None = None,
         name: str | None = None,
+        wrapper: Sequence[str] = (),
     ) -> WorkerProcess:
-        """Start `ocrqueue worker -c N [-k KIND…]`; `host` makes it register as another machine."""
+        """Start `ocrqueue worker -c N [-k KIND…]`; `host` makes it register as another machine.
+
+        `wrapper` is a command prefix such as `unshare --pid --fork`; the process then has a
+        different pid inside than `pid` here, so find its worker id with `logged_worker_id`.
+        """
         name = name or f"worker-{next(self._names)}"
         args = ["worker", "-c", str(concurrency)]
         for kind in kinds:
@@ -148,7 +163,7 @@ class Processes:
         log_path = self.workdir / "logs" / f"{name}.log"
         with open(log_path, "wb") as log:
             popen = subprocess.Popen(
-                self._command(args, host),
+                self._command(args, host, wrapper),
                 cwd=self.workdir,
                 env=self.environment(env),
                 stdin=subprocess.DEVNULL,
