@@ -33,7 +33,7 @@ def test_permanent_failure_dead_letters_while_the_others_complete(store: Store, 
     task = store.get(bad_id)
     assert task is not None
     assert (task.status, task.attempts, task.error_kind) == (TaskStatus.DEAD_LETTER, 1, "permanent")
-    assert task.error_message == "PermanentError: planted permanent failure on attempt 1"
+    assert task.error_message == "planted permanent failure on attempt 1"
     assert task.finished_at is not None and task.result is None
     history = [(e.type, e.attempt) for e in store.events(bad_id)]
     assert history == [(EventType.SUBMITTED, 0), (EventType.CLAIMED, 1), (EventType.DEAD_LETTERED, 1)]
