@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ocrqueue.documents.limits import DocumentLimits
 from ocrqueue.queue.config import QueueConfig
 
 
@@ -28,6 +29,20 @@ class Settings(BaseSettings):
         default=None,
         description="Database URL (postgresql://user@host/db or sqlite:///path). "
         "Default: SQLite file `ocrqueue.db` inside data_dir.",
+    )
+    storage_dir: Path | None = Field(
+        default=None,
+        description="Uploads and results; unset means `storage` inside data_dir. A shared mount for many machines.",
+    )
+    max_upload_bytes: int = Field(default=200 * 1024 * 1024, ge=1, description="Largest accepted file.")
+    max_pages: int = Field(default=2000, ge=1, description="Most pages accepted in one document.")
+    max_pixels_per_page: int = Field(
+        default=60_000_000, ge=1, description="Largest rendered or decoded page, in pixels."
+    )
+    render_dpi: int = Field(default=200, ge=72, le=600, description="Resolution pages are rendered at for OCR.")
+    default_engine: str = Field(default="tesseract", description="OCR engine when a task names none.")
+    default_languages: list[str] = Field(
+        default_factory=lambda: ["eng"], description="OCR languages when a task names none."
     )
     auto_migrate: bool = Field(default=True, description="Apply pending schema migrations when a process starts.")
 
@@ -71,6 +86,18 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.data_dir / 'ocrqueue.db').resolve()}"
+
+    @property
+    def resolved_storage_dir(self) -> Path:
+        return self.storage_dir or self.data_dir / "storage"
+
+    def document_limits(self) -> DocumentLimits:
+        return DocumentLimits(
+            max_file_bytes=self.max_upload_bytes,
+            max_pages=self.max_pages,
+            max_pixels_per_page=self.max_pixels_per_page,
+            render_dpi=self.render_dpi,
+        )
 
     def queue_config(self) -> QueueConfig:
         """The subset the queue library needs, so `queue/` never imports settings."""

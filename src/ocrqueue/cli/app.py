@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ocrqueue.cli import documents
 from ocrqueue.cli.runtime import (
     configure_logging,
     open_configured_store,
@@ -30,6 +31,8 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="Database schema and maintenance.", no_args_is_help=True)
 tasks_app = typer.Typer(help="Inspect and steer tasks directly in the database.", no_args_is_help=True)
+app.command()(documents.convert)
+app.command()(documents.submit)
 app.add_typer(db_app, name="db")
 app.add_typer(tasks_app, name="tasks")
 console = Console()
@@ -51,7 +54,7 @@ def _worker(settings: Settings, concurrency: int | None, kinds: list[str] | None
     if concurrency is not None:
         config = QueueConfig(**{**config.__dict__, "concurrency": concurrency})
     store = open_configured_store(settings)
-    return Worker(store, task_registry(), config, kinds=kinds or settings.worker_kinds or None)
+    return Worker(store, task_registry(settings), config, kinds=kinds or settings.worker_kinds or None)
 
 
 @app.command()
@@ -137,10 +140,12 @@ def tasks_enqueue(
     except json.JSONDecodeError as exc:
         console.print(f"[red]--payload is not valid JSON: {exc}[/red]")
         raise typer.Exit(2) from exc
-    if kind not in task_registry():
-        console.print(f"[red]unknown task kind {kind!r}; known: {', '.join(task_registry().names())}[/red]")
+    settings = Settings()
+    known = task_registry(settings)
+    if kind not in known:
+        console.print(f"[red]unknown task kind {kind!r}; known: {', '.join(known.names())}[/red]")
         raise typer.Exit(2)
-    store = open_configured_store(Settings())
+    store = open_configured_store(settings)
     specs = [TaskSpec(kind, body, priority=priority, dedup_key=dedup_key) for _ in range(count)]
     for result in store.submit_many(specs):
         console.print(f"{result.task.id} {'created' if result.created else 'existing'}")

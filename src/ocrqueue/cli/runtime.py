@@ -11,9 +11,10 @@ from prometheus_client import REGISTRY, start_http_server
 from rich.logging import RichHandler
 
 from ocrqueue.queue import Registry, Store, Worker, open_store, upgrade
-from ocrqueue.queue.kinds import register_builtin_kinds
 from ocrqueue.queue.metrics import QueueDepthCollector
+from ocrqueue.service.kinds import build_registry
 from ocrqueue.settings import Settings
+from ocrqueue.storage import LocalStorage, Storage
 
 
 def configure_logging(verbose: bool) -> None:
@@ -42,9 +43,13 @@ def open_configured_store(settings: Settings) -> Store:
     )
 
 
-def task_registry() -> Registry:
+def open_storage(settings: Settings) -> Storage:
+    return LocalStorage(settings.resolved_storage_dir)
+
+
+def task_registry(settings: Settings) -> Registry:
     """Every task kind this installation can run."""
-    return register_builtin_kinds(Registry())
+    return build_registry(open_storage(settings), settings.document_limits())
 
 
 def serve_metrics(settings: Settings, store: Store) -> None:

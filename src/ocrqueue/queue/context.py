@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from functools import cached_property
 
@@ -18,8 +17,9 @@ class TaskContext:
         self._store = store
         self.task = task
         self.lease = lease
-        self._lost = threading.Event()
-        self._cancel_requested = threading.Event()
+        # Plain flags: set by the heartbeat thread, read by the handler; a bool store is atomic.
+        self._lost = False
+        self._cancel_requested = False
 
     @property
     def payload(self) -> JSON:
@@ -37,17 +37,17 @@ class TaskContext:
 
     # -- signals from the worker's heartbeat --------------------------------------------------
     def mark_lost(self) -> None:
-        self._lost.set()
+        self._lost = True
 
     def mark_cancel_requested(self) -> None:
-        self._cancel_requested.set()
+        self._cancel_requested = True
 
     @property
     def lost(self) -> bool:
-        return self._lost.is_set()
+        return self._lost
 
     def _check_lease(self) -> None:
-        if self._lost.is_set():
+        if self._lost:
             raise LeaseLost(f"task {self.task.id}: lease {self.lease.token} was lost")
 
     # -- fenced calls -----------------------------------------------------------------------
@@ -55,9 +55,9 @@ class TaskContext:
         self._check_lease()
         try:
             if self._store.progress(self.lease, done, total, step):
-                self._cancel_requested.set()
+                self._cancel_requested = True
         except LeaseLost:
-            self._lost.set()
+            self._lost = True
             raise
 
     def save_checkpoint(self, seq: int, data: JSON) -> None:
@@ -65,21 +65,20 @@ class TaskContext:
         try:
             self._store.checkpoint(self.lease, seq, data)
         except LeaseLost:
-            self._lost.set()
+            self._lost = True
             raise
 
     def cancel_requested(self) -> bool:
         """Asks the database (fenced), so a handler between pages sees a cancel promptly."""
         self._check_lease()
-        if self._cancel_requested.is_set():
+        if self._cancel_requested:
             return True
         try:
-            if self._store.is_cancel_requested(self.lease):
-                self._cancel_requested.set()
+            self._cancel_requested = self._store.is_cancel_requested(self.lease)
         except LeaseLost:
-            self._lost.set()
+            self._lost = True
             raise
-        return self._cancel_requested.is_set()
+        return self._cancel_requested
 
     def raise_if_cancelled(self) -> None:
         if self.cancel_requested():

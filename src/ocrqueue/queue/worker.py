@@ -21,7 +21,7 @@ from ocrqueue.queue.backoff import backoff_delay
 from ocrqueue.queue.completer import Completer, Completion
 from ocrqueue.queue.config import QueueConfig
 from ocrqueue.queue.context import TaskContext
-from ocrqueue.queue.errors import ErrorKind, LeaseLost, TaskCancelled, classify
+from ocrqueue.queue.errors import ErrorKind, LeaseLost, TaskCancelled, TaskError, classify
 from ocrqueue.queue.identity import host_name, new_worker_id, pid_alive
 from ocrqueue.queue.metrics import QueueMetrics, default_metrics
 from ocrqueue.queue.models import ClaimedTask, CompleteResult, FailOutcome
@@ -246,7 +246,8 @@ class Worker:
             floor=decided.retry_after,
             rng=self._rng,
         )
-        message = f"{type(exc).__name__}: {exc}"[:_MAX_MESSAGE]
+        # Our own error classes carry messages written for users; anything else names its type.
+        message = (str(exc) if isinstance(exc, TaskError) else f"{type(exc).__name__}: {exc}")[:_MAX_MESSAGE]
         try:
             failed = self.store.fail(
                 lease,

@@ -1,0 +1,150 @@
+"""`ocrqueue convert` (local, no server) and `ocrqueue submit` (onto the queue)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ocrqueue.cli.runtime import open_configured_store, open_storage
+from ocrqueue.documents import DocumentError, ProcessOptions, assemble, open_document, process_page
+from ocrqueue.queue import TaskStatus
+from ocrqueue.service.submission import Submission, submit_document
+from ocrqueue.settings import Settings
+from ocrqueue.storage import TooLargeUploadError
+
+console = Console()
+EXIT_FAILED = 1
+
+Files = Annotated[list[Path], typer.Argument(exists=True, dir_okay=False, readable=True, help="PDFs or images.")]
+Mode = Annotated[str, typer.Option(help="auto: text layer where good, OCR elsewhere; ocr; text.")]
+Engine = Annotated[str | None, typer.Option(help="OCR engine [default: settings.default_engine].")]
+Languages = Annotated[
+    list[str] | None, typer.Option("--lang", "-l", help="OCR language, repeatable [default: settings].")
+]
+Dpi = Annotated[int | None, typer.Option(help="Render resolution for OCR [default: settings.render_dpi].")]
+
+
+def _options(
+    settings: Settings, mode: str, engine: str | None, languages: list[str] | None, dpi: int | None
+) -> ProcessOptions:
+    try:
+        return ProcessOptions(
+            mode=mode,  # type: ignore[arg-type]
+            engine=engine or settings.default_engine,
+            languages=tuple(languages or settings.default_languages),
+            dpi=dpi or settings.render_dpi,
+        )
+    except DocumentError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    )
+
+
+def convert(
+    files: Files,
+    output: Annotated[Path, typer.Option("--output", "-o", file_okay=False, help="Directory for the results.")],
+    mode: Mode = "auto",
+    engine: Engine = None,
+    languages: Languages = None,
+    dpi: Dpi = None,
+) -> None:
+    """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json and imgs/.
+
+    Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim
+    """
+    settings = Settings()
+    options = _options(settings, mode, engine, languages, dpi)
+    failed = 0
+    with _progress() as progress:
+        for path in files:
+            bar = progress.add_task(path.name, total=None)
+            try:
+                with open_document(path.read_bytes(), settings.document_limits()) as document:
+                    progress.update(bar, total=document.meta.page_count)
+                    pages = []
+                    for page in document.pages():
+                        pages.append(process_page(page, options))
+                        progress.advance(bar)
+                    result = assemble(document.meta, pages)
+            except DocumentError as exc:
+                progress.update(bar, description=f"[red]{path.name}: {exc}[/red]")
+                failed += 1
+                continue
+            target = output / path.stem
+            (target / "imgs").mkdir(parents=True, exist_ok=True)
+            (target / f"{path.stem}.md").write_text(result.to_markdown(), encoding="utf-8")
+            (target / f"{path.stem}.json").write_text(result.to_json(indent=2), encoding="utf-8")
+            for name, data in result.images.items():
+                (target / name).parent.mkdir(parents=True, exist_ok=True)
+                (target / name).write_bytes(data)
+    if failed:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def submit(
+    files: Files,
+    wait: Annotated[bool, typer.Option("--wait", help="Show progress until every task finishes.")] = False,
+    mode: Mode = "auto",
+    engine: Engine = None,
+    languages: Languages = None,
+    dpi: Dpi = None,
+    priority: Annotated[int, typer.Option(help="Higher runs first.")] = 0,
+    force: Annotated[bool, typer.Option(help="Run again even if the same file and options were submitted.")] = False,
+) -> None:
+    """Queue files for OCR on the configured database and storage (workers anywhere pick them up).
+
+    Example: ocrqueue submit contract.pdf --lang eng --wait
+    """
+    settings = Settings()
+    options = _options(settings, mode, engine, languages, dpi)
+    store = open_configured_store(settings)
+    storage = open_storage(settings)
+    task_ids: dict[str, str] = {}
+    for path in files:
+        with path.open("rb") as stream:
+            try:
+                result = submit_document(
+                    store,
+                    storage,
+                    stream,
+                    Submission(path.name, options, priority=priority, force=force),
+                    settings.max_upload_bytes,
+                )
+            except TooLargeUploadError as exc:
+                console.print(f"[red]{path.name}: {exc}[/red]")
+                continue
+        task_ids[result.task.id] = path.name
+        console.print(f"{result.task.id} {path.name} {'queued' if result.created else 'already ' + result.task.status}")
+    if not wait:
+        raise typer.Exit(0 if len(task_ids) == len(files) else EXIT_FAILED)
+    failures = len(files) - len(task_ids)
+    with _progress() as progress:
+        bars = {task_id: progress.add_task(name, total=None) for task_id, name in task_ids.items()}
+        remaining = set(task_ids)
+        while remaining:
+            for task_id in sorted(remaining):
+                task = store.get(task_id)
+                if task is None:
+                    remaining.discard(task_id)
+                    failures += 1
+                    continue
+                progress.update(bars[task_id], completed=task.progress_done, total=task.progress_total)
+                if task.status.terminal:
+                    remaining.discard(task_id)
+                    if task.status is not TaskStatus.COMPLETED:
+                        failures += 1
+                        name = task_ids[task_id]
+                        progress.update(bars[task_id], description=f"[red]{name}: {task.status} {task.error_message}")
+            time.sleep(0.3)
+    if failures:
+        raise typer.Exit(EXIT_FAILED)

@@ -1,0 +1,1 @@
+"""Where the queue, storage and the document pipeline meet: OCR tasks, submissions, the kind registry."""

@@ -1,0 +1,24 @@
+"""Storage keys for a task's files, in one place so every layer agrees on them."""
+
+from __future__ import annotations
+
+
+def upload_key(sha256: str) -> str:
+    return f"uploads/{sha256}"
+
+
+def result_prefix(task_id: str) -> str:
+    return f"results/{task_id}"
+
+
+def result_json_key(task_id: str) -> str:
+    return f"{result_prefix(task_id)}/document.json"
+
+
+def result_markdown_key(task_id: str) -> str:
+    return f"{result_prefix(task_id)}/document.md"
+
+
+def asset_key(task_id: str, name: str) -> str:
+    """A figure crop; `name` comes from the pipeline (e.g. `imgs/page-1-figure-2.png`)."""
+    return f"{result_prefix(task_id)}/{name}"

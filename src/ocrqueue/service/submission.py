@@ -1,0 +1,81 @@
+"""Turning an uploaded file into an OCR task: store it once by content, dedup by content and options."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from ocrqueue.documents import ProcessOptions
+from ocrqueue.queue import Store, SubmitResult, TaskSpec
+from ocrqueue.service.keys import upload_key
+from ocrqueue.service.ocr_task import OCR_KIND
+from ocrqueue.storage import Storage, TooLargeUploadError
+
+_CHUNK = 1 << 20
+_SPOOL_IN_MEMORY = 8 << 20
+
+
+@dataclass(frozen=True)
+class Submission:
+    filename: str
+    options: ProcessOptions
+    priority: int = 0
+    max_attempts: int | None = None
+    tenant: str | None = None
+    idempotency_key: str | None = None
+    force: bool = False
+    """A new run even when the same content and options were submitted before."""
+
+
+def dedup_key(sha256: str, options: ProcessOptions, tenant: str | None) -> str:
+    canonical = json.dumps(options.to_dict(), sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(f"{sha256}\n{canonical}".encode()).hexdigest()
+    return f"doc:{tenant or ''}:{digest}"
+
+
+def submit_document(
+    store: Store, storage: Storage, stream: BinaryIO, submission: Submission, max_bytes: int
+) -> SubmitResult:
+    """Hash while spooling (never the whole file in memory), store by content, then submit.
+
+    Raises TooLargeUploadError past `max_bytes` before anything is stored.
+    """
+    digest = hashlib.sha256()
+    size = 0
+    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY) as spool:
+        while chunk := stream.read(_CHUNK):
+            size += len(chunk)
+            if size > max_bytes:
+                raise TooLargeUploadError(max_bytes)
+            digest.update(chunk)
+            spool.write(chunk)
+        sha256 = digest.hexdigest()
+        key = upload_key(sha256)
+        if not storage.exists(key):
+            spool.seek(0)
+            storage.put_stream(key, spool, max_bytes)  # type: ignore[arg-type]
+    if submission.idempotency_key is not None:
+        key_for_dedup: str | None = f"idem:{submission.tenant or ''}:{submission.idempotency_key}"
+    elif submission.force:
+        key_for_dedup = None
+    else:
+        key_for_dedup = dedup_key(sha256, submission.options, submission.tenant)
+    payload = {
+        "input": key,
+        "sha256": sha256,
+        "size": size,
+        "filename": submission.filename,
+        "options": submission.options.to_dict(),
+    }
+    spec = TaskSpec(
+        OCR_KIND,
+        payload,
+        priority=submission.priority,
+        max_attempts=submission.max_attempts,
+        dedup_key=key_for_dedup,
+        tenant=submission.tenant,
+    )
+    return store.submit(spec)

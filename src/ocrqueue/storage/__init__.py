@@ -1,0 +1,6 @@
+"""Where uploads, page images and results live: behind one interface, addressed by keys we make."""
+
+from ocrqueue.storage.base import InvalidKeyError, ObjectNotFoundError, Storage, TooLargeUploadError, validate_key
+from ocrqueue.storage.local import LocalStorage
+
+__all__ = ["InvalidKeyError", "LocalStorage", "ObjectNotFoundError", "Storage", "TooLargeUploadError", "validate_key"]

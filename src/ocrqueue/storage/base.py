@@ -1,0 +1,55 @@
+"""The storage interface. Keys are built by ocrqueue itself (never taken from a client) and are
+checked anyway, so no key can name anything outside the storage root."""
+
+from __future__ import annotations
+
+import abc
+import re
+from collections.abc import Iterator
+from typing import BinaryIO
+
+_KEY = re.compile(r"^[A-Za-z0-9_\-]+(?:/[A-Za-z0-9_\-][A-Za-z0-9_.\-]*)*$")
+
+
+class InvalidKeyError(ValueError):
+    pass
+
+
+class ObjectNotFoundError(KeyError):
+    pass
+
+
+def validate_key(key: str) -> str:
+    """Slash-separated segments of letters, digits, `_`, `-` and `.`; no `..`, no leading dot or slash."""
+    if len(key) > 512 or not _KEY.match(key) or any(part in (".", "..") for part in key.split("/")):
+        raise InvalidKeyError(f"invalid storage key {key!r}")
+    return key
+
+
+class Storage(abc.ABC):
+    @abc.abstractmethod
+    def put(self, key: str, data: bytes) -> None:
+        """Write atomically: readers see the old object or the new one, never a part."""
+
+    @abc.abstractmethod
+    def put_stream(self, key: str, stream: BinaryIO, max_bytes: int) -> int:
+        """Copy a stream in chunks, refusing more than `max_bytes`; returns the size written."""
+
+    @abc.abstractmethod
+    def get(self, key: str) -> bytes: ...
+
+    @abc.abstractmethod
+    def exists(self, key: str) -> bool: ...
+
+    @abc.abstractmethod
+    def delete_prefix(self, prefix: str) -> int:
+        """Delete every object under `prefix/`; returns how many."""
+
+    @abc.abstractmethod
+    def list(self, prefix: str) -> Iterator[str]: ...
+
+
+class TooLargeUploadError(ValueError):
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(f"upload is larger than the limit of {max_bytes} bytes")
+        self.max_bytes = max_bytes

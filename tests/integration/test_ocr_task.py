@@ -1,0 +1,130 @@
+"""The OCR task kind on the queue, on both backends: pages checkpointed, resumed, results stored."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from data.generate import PdfBuilder, born_digital_pdf
+from prometheus_client import CollectorRegistry
+from support.waiting import wait_for
+
+from ocrqueue.documents import DocumentLimits, ProcessOptions, open_document, process_page
+from ocrqueue.queue import QueueConfig, Store, TaskStatus, Worker
+from ocrqueue.queue.metrics import QueueMetrics
+from ocrqueue.queue.models import EventType
+from ocrqueue.service.kinds import build_registry
+from ocrqueue.service.keys import result_json_key, result_markdown_key
+from ocrqueue.service.submission import Submission, submit_document
+from ocrqueue.storage import LocalStorage, TooLargeUploadError
+
+CONFIG = QueueConfig(lease_seconds=10, heartbeat_seconds=1, reaper_seconds=1, poll_seconds=0.2, concurrency=2)
+TEXT = ProcessOptions(mode="text")
+
+
+@pytest.fixture
+def storage(tmp_path: Path) -> LocalStorage:
+    return LocalStorage(tmp_path / "storage")
+
+
+@pytest.fixture
+def worker(store: Store, storage: LocalStorage) -> Iterator[Worker]:
+    runner = Worker(store, build_registry(storage, DocumentLimits()), CONFIG, metrics=QueueMetrics(CollectorRegistry()))
+    yield runner
+    runner.stop(release_now=True)
+    assert runner.wait_stopped(15)
+
+
+def submit(store: Store, storage: LocalStorage, data: bytes, options: ProcessOptions = TEXT, **kw: object) -> str:
+    result = submit_document(store, storage, io.BytesIO(data), Submission("doc.pdf", options, **kw), 10_000_000)  # type: ignore[arg-type]
+    return result.task.id
+
+
+def finished(store: Store, task_id: str) -> TaskStatus:
+    def status() -> TaskStatus | None:
+        task = store.get(task_id)
+        return task.status if task and task.status.terminal else None
+
+    return wait_for(status, timeout=60, what=f"task {task_id}")
+
+
+def test_a_pdf_goes_through_page_by_page_into_stored_results(
+    store: Store, storage: LocalStorage, worker: Worker
+) -> None:
+    task_id = submit(store, storage, born_digital_pdf(pages=3))
+    worker.start()
+    assert finished(store, task_id) is TaskStatus.COMPLETED
+    task = store.get(task_id)
+    assert task is not None and (task.progress_done, task.progress_total) == (3, 3)
+    assert task.result == {
+        "json": result_json_key(task_id),
+        "markdown": result_markdown_key(task_id),
+        "pages": 3,
+        "paths": ["text_layer"],
+    }
+    document = json.loads(storage.get(result_json_key(task_id)))
+    assert [p["index"] for p in document["pages"]] == [0, 1, 2]
+    assert "Supplier Invoices" in storage.get(result_markdown_key(task_id)).decode()
+    assert [c.seq for c in store.checkpoints(task_id)] == [0, 1, 2]
+
+
+def test_an_encrypted_pdf_is_dead_lettered_at_once_with_the_reason(
+    store: Store, storage: LocalStorage, worker: Worker
+) -> None:
+    pdf = PdfBuilder()
+    pdf.add_page([PdfBuilder.text(72, 72, 12, "secret")])
+    task_id = submit(store, storage, pdf.build(encrypt=True))
+    worker.start()
+    assert finished(store, task_id) is TaskStatus.DEAD_LETTER
+    task = store.get(task_id)
+    assert task is not None and task.attempts == 1 and task.error_kind == "permanent"
+    assert task.error_message is not None and task.error_message.startswith("PDF is encrypted")
+
+
+def test_a_retried_task_resumes_at_its_first_unfinished_page(
+    store: Store, storage: LocalStorage, worker: Worker
+) -> None:
+    data = born_digital_pdf(pages=3)
+    task_id = submit(store, storage, data)
+    with open_document(data) as document:
+        pages = document.pages()
+        first = process_page(next(pages), TEXT)
+        pages.close()
+    page = first.to_dict()
+    page["blocks"][0]["text"] = "WRITTEN BY THE FIRST ATTEMPT"
+    (claimed,) = store.claim("earlier-worker", 1, 30)
+    store.checkpoint(claimed.lease, 0, page)
+    store.fail(claimed.lease, error_kind="transient", message="worker restarted", retryable=True, delay_seconds=0)
+    worker.start()
+    assert finished(store, task_id) is TaskStatus.COMPLETED
+    document = json.loads(storage.get(result_json_key(task_id)))
+    assert document["pages"][0]["blocks"][0]["text"] == "WRITTEN BY THE FIRST ATTEMPT"
+    assert [c.lease_token for c in store.checkpoints(task_id)] == [1, 2, 2]
+
+
+def test_same_file_and_options_make_one_task_unless_forced(store: Store, storage: LocalStorage) -> None:
+    data = born_digital_pdf(pages=1)
+    first = submit(store, storage, data)
+    assert submit(store, storage, data) == first
+    assert submit(store, storage, data, ProcessOptions(mode="ocr")) != first
+    assert submit(store, storage, data, force=True) != first
+    keyed = submit(store, storage, b"%PDF-other", idempotency_key="client-1")
+    assert submit(store, storage, data, idempotency_key="client-1") == keyed
+    assert len(list(storage.list("uploads"))) == 2
+
+
+def test_an_upload_over_the_limit_stores_and_queues_nothing(store: Store, storage: LocalStorage) -> None:
+    with pytest.raises(TooLargeUploadError):
+        submit_document(store, storage, io.BytesIO(b"x" * 5000), Submission("big.pdf", TEXT), 4096)
+    assert list(storage.list("uploads")) == [] and store.list_tasks().tasks == []
+
+
+def test_cancel_between_pages_stops_the_document(store: Store, storage: LocalStorage, worker: Worker) -> None:
+    task_id = submit(store, storage, born_digital_pdf(pages=3))
+    store.cancel(task_id)
+    worker.start()
+    assert finished(store, task_id) is TaskStatus.CANCELLED
+    assert EventType.CLAIMED not in [e.type for e in store.events(task_id)]
