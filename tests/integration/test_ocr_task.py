@@ -16,8 +16,8 @@ from ocrqueue.documents import DocumentLimits, ProcessOptions, open_document, pr
 from ocrqueue.queue import QueueConfig, Store, TaskStatus, Worker
 from ocrqueue.queue.metrics import QueueMetrics
 from ocrqueue.queue.models import EventType
-from ocrqueue.service.kinds import build_registry
 from ocrqueue.service.keys import result_json_key, result_markdown_key
+from ocrqueue.service.kinds import build_registry
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.storage import LocalStorage, TooLargeUploadError
 
