@@ -160,6 +160,27 @@ def span_table_page() -> Image.Image:
     return image
 
 
+FIGURE_CAPTION = "Figure 1: Sales by quarter"
+
+
+def figure_page() -> Image.Image:
+    """Text, a bar chart inside a frame, its caption, more text."""
+    image, draw = _page()
+    draw.text((MARGIN, MARGIN), "Quarterly Results", font=_font(DEJAVU_BOLD, 52), fill="black")
+    body = _font(DEJAVU, 30)
+    for i, line in enumerate(ENGLISH[:3]):
+        draw.text((MARGIN, MARGIN + 120 + i * 50), line, font=body, fill="black")
+    x0, y0 = MARGIN + 100, 550
+    draw.rectangle([x0, y0, x0 + 900, y0 + 600], outline="black", width=3)
+    for k, h in enumerate([300, 450, 200, 520, 380]):
+        draw.rectangle([x0 + 60 + k * 160, y0 + 600 - h, x0 + 160 + k * 160, y0 + 600], fill=(60 + k * 30, 90, 160))
+    draw.ellipse([x0 + 700, y0 + 40, x0 + 860, y0 + 200], fill=(200, 80, 60))
+    draw.text((MARGIN + 100, y0 + 630), FIGURE_CAPTION, font=body, fill="black")
+    for i, line in enumerate(ENGLISH[3:]):
+        draw.text((MARGIN, 1400 + i * 50), line, font=body, fill="black")
+    return image
+
+
 def scanned(image: Image.Image, seed: int) -> bytes:
     """A scanned-looking JPEG copy: slight skew, blur, speckle noise and strong compression."""
     rng = random.Random(seed)
@@ -334,6 +355,12 @@ def generate(out: Path) -> dict[str, Sample]:
         put(Sample(name, f"{name}.png", "clean", lang, text, tbl), encode(image, "PNG"))
         put(Sample(f"{name}_scan", f"{name}_scan.jpg", "scan", lang, text, tbl), scanned(image, seed))
 
+    put(
+        Sample(
+            "figure", "figure.png", "clean", "eng", ["Quarterly Results", *ENGLISH[:3], FIGURE_CAPTION, *ENGLISH[3:]]
+        ),
+        encode(figure_page(), "PNG"),
+    )
     put(Sample("span_table", "span_table.png", "clean", "eng", [], SPAN_TABLE), encode(span_table_page(), "PNG"))
     put(
         Sample("english_webp", "english.webp", "clean", "eng", ["Supplier Invoices", *ENGLISH]), encode(english, "WEBP")

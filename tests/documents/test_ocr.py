@@ -118,3 +118,24 @@ def test_spanning_cells_are_found_and_rendered_as_html(samples: Samples) -> None
     html = run(samples.data("span_table")).to_markdown()
     assert '<td colspan="2">Fruit</td>' in html
     assert '<td rowspan="2">4.20</td>' in html
+
+
+@pytest.mark.parametrize("layout_model", [True, False])
+def test_figure_is_cropped_and_placed_before_its_caption(samples: Samples, layout_model: bool) -> None:
+    result = run(samples.data("figure"), layout_model=layout_model)
+    page = result.pages[0]
+    kinds = [b.type for b in page.blocks]
+    assert "table" not in kinds  # the chart's frame and bars are not a ruled table
+    figure = page.blocks[kinds.index("figure")]
+    assert figure.image in page.images
+    assert page.images[figure.image].startswith(b"\x89PNG")
+    assert kinds[kinds.index("figure") + 1] == "caption"
+    assert page.blocks[kinds.index("figure") + 1].text == "Figure 1: Sales by quarter"
+    assert f"![figure]({figure.image})" in result.to_markdown()
+    assert cer("\n".join(samples["figure"].text), page_text(page)) < 0.01
+
+
+def test_speckled_margin_is_not_a_figure(samples: Samples) -> None:
+    page = run(samples.data("two_column_scan")).pages[0]
+    assert not page.images
+    assert "figure" not in [b.type for b in page.blocks]

@@ -8,6 +8,7 @@ from pixels back to points so both paths share one coordinate frame.
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import numpy as np
 from PIL import Image
@@ -16,7 +17,8 @@ from ocrqueue.documents.engines import OcrEngine, RecognitionRequest
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.blocks import body_size, build_blocks
 from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
-from ocrqueue.documents.layout.raster import analyse, deskew
+from ocrqueue.documents.layout.model import get_layout_model
+from ocrqueue.documents.layout.raster import Island, IslandKind, analyse, deskew
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Block, Line, PageResult, Table, TableCell, Word
@@ -61,7 +63,13 @@ def _png(image: Image.Image) -> bytes:
 
 
 def from_ocr(
-    page: PageInput, engine: OcrEngine, languages: tuple[str, ...], dpi: int, tables: bool, warnings: list[str]
+    page: PageInput,
+    engine: OcrEngine,
+    languages: tuple[str, ...],
+    dpi: int,
+    tables: bool,
+    use_model: bool,
+    warnings: list[str],
 ) -> PageResult:
     raster = page.render(dpi)
     if raster.lowered_from is not None:
@@ -69,39 +77,91 @@ def from_ocr(
     image, angle = deskew(raster.image, raster.dpi)
     if angle:
         warnings.append(f"straightened by {angle:.2f} degrees")
-    layout = analyse(image, raster.dpi, find_table_grids=tables)
+    model = get_layout_model() if use_model else None
+    detected = [(b.label, b.box) for b in model.detect(image)] if model is not None else []
+    islands_wanted: list[tuple[IslandKind, tuple[int, int, int, int]]] = [
+        (label, box) for label, box in detected if label in ("figure", "formula")
+    ]
+    layout = analyse(image, raster.dpi, find_table_grids=tables, detected=islands_wanted)
     request = RecognitionRequest(languages, "text", raster.dpi)
     scale = raster.scale
-    table_boxes = [(t.x0, t.y0, t.x1, t.y1) for t in layout.tables]
+    island_boxes = [i.box for i in layout.islands]
 
     region_lines: list[list[Line]] = []
     for box in layout.regions:
-        crop, dx, dy = _crop(image, box, [b for b in table_boxes if _overlaps(b, box)])
+        crop, dx, dy = _crop(image, box, [b for b in island_boxes if _overlaps(b, box)])
         out = engine.recognize(crop, request)
         region_lines.append([_to_points(ln, dx, dy, scale) for ln in out.lines])
 
     body = body_size(ln for lines in region_lines for ln in lines)
-    images: dict[str, bytes] = {}
+    figures = _Figures(page.index, image, scale)
+    captions = [box for label, box in detected if label == "caption"]
     per_region: list[list[Block]] = []
     for box, lines in zip(layout.regions, region_lines, strict=True):
         bbox = BBox(*box).scaled(1 / scale)
         big = min(bbox.width, bbox.height) >= FIGURE_MIN_IN * 72
-        if big and not any(_overlaps(t, box) for t in table_boxes) and _text_share(lines, bbox) < FIGURE_MAX_TEXT_SHARE:
-            name = f"page{page.index + 1}-figure{len(images) + 1}.png"
-            images[name] = _png(image.crop(box))
-            per_region.append([Block("figure", bbox, "", None, (), image=name)])
+        if model is None and big and len(lines) < 3 and _text_share(lines, bbox) < FIGURE_MAX_TEXT_SHARE:
+            per_region.append([figures.add(box)])
         else:
-            per_region.append(build_blocks(lines, page.height, body))
+            per_region.append([_relabel(b, captions, scale) for b in build_blocks(lines, page.height, body)])
 
-    table_blocks = [_table_block(image, t, layout.rules, engine, request, scale) for t in layout.tables]
+    island_blocks = [_island_block(image, isl, layout.rules, engine, request, scale, figures) for isl in layout.islands]
     blocks: list[Block] = []
     for i, region_blocks in enumerate(per_region):
-        blocks.extend(tb for tb, after in zip(table_blocks, layout.table_after, strict=True) if after == i)
+        blocks.extend(b for b, after in zip(island_blocks, layout.island_after, strict=True) if after == i)
         blocks.extend(region_blocks)
-    blocks.extend(tb for tb, after in zip(table_blocks, layout.table_after, strict=True) if after >= len(per_region))
+    blocks.extend(b for b, after in zip(island_blocks, layout.island_after, strict=True) if after >= len(per_region))
     return PageResult(
-        page.index, page.width, page.height, engine.name, tuple(blocks), raster.dpi, tuple(warnings), images
+        page.index, page.width, page.height, engine.name, tuple(blocks), raster.dpi, tuple(warnings), figures.images
     )
+
+
+class _Figures:
+    """Crops figure areas into PNG images named page<N>-figure<K>.png."""
+
+    def __init__(self, index: int, image: Image.Image, scale: float) -> None:
+        self.index, self.image, self.scale = index, image, scale
+        self.images: dict[str, bytes] = {}
+
+    def add(self, box: tuple[int, int, int, int]) -> Block:
+        name = f"page{self.index + 1}-figure{len(self.images) + 1}.png"
+        self.images[name] = _png(self.image.crop(box))
+        return Block("figure", BBox(*box).scaled(1 / self.scale), "", None, (), image=name)
+
+
+def _relabel(block: Block, captions: list[tuple[int, int, int, int]], scale: float) -> Block:
+    """Text the layout model marks as a figure or table caption becomes a caption block."""
+    if block.type != "text":
+        return block
+    px = block.bbox.scaled(scale)
+    if any(b[0] <= px.cx <= b[2] and b[1] <= px.cy <= b[3] for b in captions):
+        return replace(block, type="caption")
+    return block
+
+
+def _island_block(
+    image: Image.Image,
+    island: Island,
+    rules: Mask,
+    engine: OcrEngine,
+    request: RecognitionRequest,
+    scale: float,
+    figures: _Figures,
+) -> Block:
+    if island.kind == "figure":
+        return figures.add(island.box)
+    if island.kind == "formula" or island.grid is None:
+        crop, dx, dy = _crop(image, island.box, [])
+        out = engine.recognize(crop, RecognitionRequest(request.languages, "formula", request.dpi))
+        lines = tuple(_to_points(ln, dx, dy, scale) for ln in out.lines)
+        text = join_words([ln.text for ln in lines])
+        return Block(
+            "formula", BBox(*island.box).scaled(1 / scale), text, _mean_confidence(list(lines)), lines, latex=out.markup
+        )
+    block = _table_block(image, island.grid, rules, engine, request, scale)
+    if block.table is not None and not any(c.text for c in block.table.cells):
+        return figures.add(island.box)  # a grid of lines with no text in it is a drawing, not a table
+    return block
 
 
 def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:

@@ -15,13 +15,16 @@ _LANGUAGE = re.compile(r"^[a-z]{3}(?:_[a-z]+)?$")
 
 @dataclass(frozen=True)
 class ProcessOptions:
-    """``auto`` reads good PDF text layers and OCRs the rest; ``ocr`` and ``text`` force one path."""
+    """``auto`` reads good PDF text layers and OCRs the rest; ``ocr`` and ``text`` force one path.
+    ``tables`` looks for ruled tables; ``layout_model`` adds rapid-layout's figure, formula and
+    caption detection to rendered pages when the package is installed."""
 
     mode: Mode = "auto"
     engine: str = "tesseract"
     languages: tuple[str, ...] = ("eng",)
     dpi: int = 200
     tables: bool = True
+    layout_model: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -40,6 +43,7 @@ class ProcessOptions:
             "languages": list(self.languages),
             "dpi": self.dpi,
             "tables": self.tables,
+            "layout_model": self.layout_model,
         }
 
     @classmethod
@@ -50,4 +54,5 @@ class ProcessOptions:
             languages=tuple(d.get("languages", ("eng",))),
             dpi=int(d.get("dpi", 200)),
             tables=bool(d.get("tables", True)),
+            layout_model=bool(d.get("layout_model", True)),
         )

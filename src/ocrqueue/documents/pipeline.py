@@ -27,4 +27,4 @@ def process_page(page: PageInput, options: ProcessOptions) -> PageResult:
         if layer is not None and problem is not None:
             warnings.append(f"OCR used: {problem}")
     engine = get_engine(options.engine)
-    return from_ocr(page, engine, options.languages, options.dpi, options.tables, warnings)
+    return from_ocr(page, engine, options.languages, options.dpi, options.tables, options.layout_model, warnings)

@@ -7,6 +7,7 @@ which is enough to see gutters and paragraph gaps and keeps this step to a few m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -21,16 +22,31 @@ MIN_GUTTER_IN = 0.2
 H_RULE_MIN_IN = 0.5
 V_RULE_MIN_IN = 0.2
 MAX_SKEW_DEG = 3.0
+# A detected figure with less ink than this (share of grid cells) is scanner noise or empty paper.
+MIN_FIGURE_INK = 0.03
+
+
+IslandKind = Literal["table", "figure", "formula"]
+
+
+@dataclass(frozen=True)
+class Island:
+    """A non-text area placed in the reading order: a ruled table (with its grid), or a figure or
+    formula found by the layout model. Boxes are in full-resolution pixels."""
+
+    kind: IslandKind
+    box: tuple[int, int, int, int]
+    grid: TableGrid | None = None
 
 
 @dataclass(frozen=True)
 class RasterLayout:
-    """Results in full-resolution pixels; ``regions`` are text regions in reading order, with
-    ``tables`` placed among them by the index of the region they follow."""
+    """Text regions in reading order, islands each placed before the text region of the same index
+    in ``regions`` (``island_after``; len(regions) means at the end), and the rule pixels."""
 
     regions: list[tuple[int, int, int, int]]
-    tables: list[TableGrid]
-    table_after: list[int]
+    islands: list[Island]
+    island_after: list[int]
     rules: Mask
 
 
@@ -92,53 +108,90 @@ def deskew(image: Image.Image, dpi: int) -> tuple[Image.Image, float]:
     return image.rotate(angle, resample=Image.Resampling.BICUBIC, fillcolor=(255, 255, 255)), angle
 
 
-def analyse(image: Image.Image, dpi: int, find_table_grids: bool = True) -> RasterLayout:
+def _ink_share(grid: Mask, box: tuple[int, int, int, int], factor: int) -> float:
+    sub = grid[box[1] // factor : -(-box[3] // factor), box[0] // factor : -(-box[2] // factor)]
+    return float(sub.mean()) if sub.size else 0.0
+
+
+def _overlap_share(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """Share of ``a``'s area that lies inside ``b``."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    area = max(1, (a[2] - a[0]) * (a[3] - a[1]))
+    return w * h / area if w > 0 and h > 0 else 0.0
+
+
+def analyse(
+    image: Image.Image,
+    dpi: int,
+    find_table_grids: bool = True,
+    detected: list[tuple[IslandKind, tuple[int, int, int, int]]] | None = None,
+) -> RasterLayout:
+    """Find ruled tables and text regions; ``detected`` adds figures and formulas from a layout
+    model. A ruled grid lying inside a detected figure is a chart, not a table."""
     gray = np.asarray(image.convert("L"))
     ink = ink_mask(gray)
     rules = np.zeros_like(ink)
-    tables: list[TableGrid] = []
+    islands = [Island(kind, box) for kind, box in detected or [] if kind != "table"]
     if find_table_grids:
         h_rules = long_runs(ink, max(8, int(H_RULE_MIN_IN * dpi)), axis=1)
         v_rules = long_runs(ink, max(8, int(V_RULE_MIN_IN * dpi)), axis=0)
-        tables = find_tables(h_rules, v_rules, tol=max(3, dpi // 40))
+        for t in find_tables(h_rules, v_rules, tol=max(3, dpi // 40)):
+            box = (t.x0, t.y0, t.x1, t.y1)
+            if not any(i.kind == "figure" and _overlap_share(box, i.box) > 0.5 for i in islands):
+                islands.append(Island("table", box, t))
         rules = h_rules | v_rules
     factor = max(1, round(dpi / GRID_DPI))
     text_ink = ink & ~rules
-    for t in tables:
-        text_ink[t.y0 : t.y1, t.x0 : t.x1] = False
-    grid = coarse(text_ink, factor)
-    for t in tables:
-        grid[t.y0 // factor : -(-t.y1 // factor), t.x0 // factor : -(-t.x1 // factor)] = True
+    for island in islands:
+        x0, y0, x1, y1 = island.box
+        text_ink[y0:y1, x0:x1] = False
+    text_grid = coarse(text_ink, factor)
+    islands = [
+        i for i in islands if i.kind != "figure" or _ink_share(coarse(ink, factor), i.box, factor) >= MIN_FIGURE_INK
+    ]
+    grid = text_grid.copy()
+    for island in islands:
+        x0, y0, x1, y1 = island.box
+        grid[y0 // factor : -(-y1 // factor), x0 // factor : -(-x1 // factor)] = True
     leaves = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND)
-    return _place_tables(leaves, tables, factor, image.size, rules)
+    return _place(leaves, islands, factor, text_grid, rules)
 
 
-def _place_tables(
-    leaves: list[Region], tables: list[TableGrid], factor: int, size: tuple[int, int], rules: Mask
-) -> RasterLayout:
+def _place(leaves: list[Region], islands: list[Island], factor: int, text_grid: Mask, rules: Mask) -> RasterLayout:
+    """Cut each leaf around the islands inside it, so text above an island reads before it and
+    text below after it; a leaf without text of its own is just its islands."""
     regions: list[tuple[int, int, int, int]] = []
-    table_after: dict[int, int] = {}
+    after: dict[int, int] = {}
     for leaf in leaves:
-        box = (leaf.x0 * factor, leaf.y0 * factor, min(size[0], leaf.x1 * factor), min(size[1], leaf.y1 * factor))
-        inside = [
-            i
-            for i, t in enumerate(tables)
-            if box[0] <= (t.x0 + t.x1) / 2 <= box[2] and box[1] <= (t.y0 + t.y1) / 2 <= box[3]
-        ]
-        covered = any(t_covers(tables[i], box) for i in inside)
-        if not covered:
-            regions.append(box)
+        box = (leaf.x0 * factor, leaf.y0 * factor, leaf.x1 * factor, leaf.y1 * factor)
+        inside = sorted(
+            (i for i, isl in enumerate(islands) if i not in after and _overlap_share(isl.box, box) > 0.5),
+            key=lambda i: islands[i].box[1],
+        )
+        top = leaf.y0
         for i in inside:
-            table_after.setdefault(i, len(regions))
-    ordered = sorted(range(len(tables)), key=lambda i: table_after.get(i, len(regions)))
-    return RasterLayout(
-        regions, [tables[i] for i in ordered], [table_after.get(i, len(regions)) for i in ordered], rules
+            _add_text(regions, text_grid, Region(leaf.x0, top, leaf.x1, islands[i].box[1] // factor), factor)
+            after[i] = len(regions)
+            top = max(top, -(-islands[i].box[3] // factor))
+        _add_text(regions, text_grid, Region(leaf.x0, top, leaf.x1, leaf.y1), factor)
+    order = sorted(range(len(islands)), key=lambda i: (after.get(i, len(regions)), islands[i].box[1]))
+    return RasterLayout(regions, [islands[i] for i in order], [after.get(i, len(regions)) for i in order], rules)
+
+
+def _add_text(regions: list[tuple[int, int, int, int]], grid: Mask, part: Region, factor: int) -> None:
+    if part.y1 <= part.y0:
+        return
+    sub = grid[part.y0 : part.y1, part.x0 : part.x1]
+    rows = np.flatnonzero(sub.any(axis=1))
+    if rows.size == 0:
+        return
+    cols = np.flatnonzero(sub.any(axis=0))
+    regions.append(
+        (
+            (part.x0 + int(cols[0])) * factor,
+            (part.y0 + int(rows[0])) * factor,
+            (part.x0 + int(cols[-1]) + 1) * factor,
+            (part.y0 + int(rows[-1]) + 1) * factor,
+        )
     )
-
-
-def t_covers(table: TableGrid, box: tuple[int, int, int, int]) -> bool:
-    """Whether the table takes up (nearly) the whole region, leaving no text beside it."""
-    area = max(1, (box[2] - box[0]) * (box[3] - box[1]))
-    inter_w = min(table.x1, box[2]) - max(table.x0, box[0])
-    inter_h = min(table.y1, box[3]) - max(table.y0, box[1])
-    return inter_w > 0 and inter_h > 0 and inter_w * inter_h >= 0.9 * area

