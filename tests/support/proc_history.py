@@ -77,6 +77,8 @@ def lease_problems(events: list[Event]) -> list[str]:
         ):
             if held is not None and event.lease_token == held.lease_token:
                 held, last_end = None, event
+            elif held is None and event.type is EventType.CANCELLED:
+                pass  # a pending task cancelled: no lease involved
             elif last_end is None or event.lease_token != last_end.lease_token:
                 problems.append(f"{event.type} for token {event.lease_token}, which was not held")
         if event.type is EventType.COMPLETED:
