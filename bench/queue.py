@@ -271,7 +271,7 @@ def worker_process(
     store.close()
 
 
-def reference_process(db: str, threads: int, batch: int, ready: Any, go: Any, results: Any) -> None:
+def reference_process(db: str, threads: int, batch: int, ready: Any, go: Any, stop: Any, results: Any) -> None:
     """The driver's claim and complete statements in a bare loop: `threads` connections, no Worker.
 
     Each loop claims up to `batch` tasks per statement and completes them together (PostgreSQL:
@@ -282,6 +282,7 @@ def reference_process(db: str, threads: int, batch: int, ready: Any, go: Any, re
     worker_id = f"reference:{os.getpid()}"
     lease = 20.0
     loops: list[Callable[[], int]] = []
+    opened: list[Any] = []  # closed only after `stop`, so the parent can read the servers' CPU time
 
     if url.backend == "postgresql":
         import psycopg
@@ -290,6 +291,7 @@ def reference_process(db: str, threads: int, batch: int, ready: Any, go: Any, re
 
         def make_pg_loop() -> Callable[[], int]:
             conn = psycopg.connect(url.libpq, autocommit=True)
+            opened.append(conn)
             cur = conn.cursor()
             claim_params = {"worker_id": worker_id, "limit": batch, "lease": lease, "kinds": [KIND]}
 
@@ -300,7 +302,6 @@ def reference_process(db: str, threads: int, batch: int, ready: Any, go: Any, re
                     if not rows:
                         if cur.execute("SELECT 1 FROM ocrq_tasks WHERE status = 'pending' LIMIT 1").fetchone():
                             continue
-                        conn.close()
                         return done
                     cur.execute(
                         pg_sql.COMPLETE_MANY,
@@ -318,6 +319,7 @@ def reference_process(db: str, threads: int, batch: int, ready: Any, go: Any, re
 
         def make_sqlite_loop() -> Callable[[], int]:
             conn = sqlite3.connect(str(url.sqlite_path), timeout=30.0, isolation_level=None, check_same_thread=False)
+            opened.append(conn)
             for pragma in lite_sql.PRAGMAS:
                 conn.execute(pragma)
             claim_params = {"worker_id": worker_id, "limit": batch, "lease": lease, "kinds": json.dumps([KIND])}
@@ -346,7 +348,6 @@ def reference_process(db: str, threads: int, batch: int, ready: Any, go: Any, re
                     if not rows:
                         if conn.execute("SELECT 1 FROM ocrq_tasks WHERE status = 'pending' LIMIT 1").fetchone():
                             continue
-                        conn.close()
                         return done
                     conn.execute("BEGIN IMMEDIATE")
                     for r in rows:
@@ -371,6 +372,9 @@ def reference_process(db: str, threads: int, batch: int, ready: Any, go: Any, re
     ready.put(os.getpid())
     for t in pool:
         t.join()
+    stop.wait()
+    for conn in opened:
+        conn.close()
     results.put({"pid": os.getpid(), "completed": sum(counts)})
 
 
@@ -674,7 +678,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     ref = ProcessGroup(
                         ctx,
                         reference_process,
-                        lambda g, t=threads, b=batch: (args.db, t, b, g.ready, g.go, g.results),
+                        lambda g, t=threads, b=batch: (args.db, t, b, g.ready, g.go, g.stop, g.results),
                         p,
                     )
                     try:
