@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 
 import pytest
@@ -73,3 +74,41 @@ def test_sigterm_releases_running_tasks_to_another_worker_at_once(store: Store, 
         done_before = before[task_id].progress_done  # type: ignore[union-attr]
         assert tokens == sorted(tokens) and set(tokens) == {1, 2}
         assert tokens[:done_before] == [1] * done_before
+
+
+def test_first_sigterm_lets_a_task_run_on_and_a_second_releases_it_at_once(store: Store, workers: Processes) -> None:
+    patient = {**LONG_LEASE, "OCRQUEUE_SHUTDOWN_GRACE_SECONDS": "60"}
+    stopping = workers.start_worker(1, env=patient, name="stopping")
+    stopping_id = registered_worker_id(store, stopping)
+    task_id = store.submit(TaskSpec("sleep", {"pages": 20, "seconds_per_page": 0.2})).task.id
+
+    def progress() -> int:
+        task = store.get(task_id)
+        assert task is not None
+        return task.progress_done if task.worker_id == stopping_id else 0
+
+    wait_for(lambda: progress() >= 1, 30, 0.05, "the worker to be mid-task")
+    stopping.signal(signal.SIGTERM)
+    stopping.wait_output("SIGTERM received: stopping")
+    # Within its 60 s grace period the task keeps going, and nothing new is claimed.
+    seen = progress()
+    wait_for(lambda: progress() >= seen + 2, 10, 0.05, "the task to keep running after the first SIGTERM")
+    noop = store.submit(TaskSpec("noop")).task.id
+
+    stopping.signal(signal.SIGTERM)
+    assert stopping.wait_exit(timeout=10) == 0, stopping.output()
+    assert "releasing now" in stopping.output()
+    released = store.get(task_id)
+    assert released is not None
+    assert (released.status, released.attempts, released.worker_id) == (TaskStatus.PENDING, 0, None)
+    assert store.get(noop).status is TaskStatus.PENDING  # type: ignore[union-attr]
+
+    # The next worker resumes after the pages already done, on the same (uncharged) attempt.
+    done_before = released.progress_done
+    workers.start_worker(1, env=patient, name="next")
+    wait_for(lambda: store.counts_by_status().get(TaskStatus.COMPLETED) == 2, 30, 0.05, "both tasks to complete")
+    finished = store.get(task_id)
+    assert finished is not None and finished.attempts == 1
+    tokens = [c.lease_token for c in store.checkpoints(task_id)]
+    assert tokens[:done_before] == [1] * done_before and set(tokens[done_before:]) == {2}
+    assert history_problems(store, [task_id, noop]) == {}
