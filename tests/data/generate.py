@@ -215,10 +215,13 @@ class PdfBuilder:
     WIDTH, HEIGHT = 595.0, 842.0
 
     def __init__(self) -> None:
-        self.pages: list[tuple[str, bytes | None]] = []
+        self.pages: list[tuple[str, bytes | None, tuple[float, float, float, float]]] = []
 
-    def add_page(self, ops: list[str], jpeg: bytes | None = None) -> None:
-        self.pages.append(("\n".join(ops), jpeg))
+    def add_page(
+        self, ops: list[str], jpeg: bytes | None = None, rect: tuple[float, float, float, float] | None = None
+    ) -> None:
+        """``jpeg`` (grayscale) is drawn into ``rect`` = (x, top, width, height), or over the whole page."""
+        self.pages.append(("\n".join(ops), jpeg, rect or (0.0, 0.0, self.WIDTH, self.HEIGHT)))
 
     @staticmethod
     def text(x: float, y_top: float, size: float, text: str, font: str = "F1") -> str:
@@ -243,7 +246,7 @@ class PdfBuilder:
         font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
         bold = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>")
         kids = []
-        for i, (ops, jpeg) in enumerate(self.pages):
+        for i, (ops, jpeg, (ix, itop, iw, ih)) in enumerate(self.pages):
             xobjects = b""
             if jpeg is not None:
                 img = Image.open(io.BytesIO(jpeg))
@@ -253,7 +256,7 @@ class PdfBuilder:
                 ).encode()
                 image_id = add(head + b"\nstream\n" + jpeg + b"\nendstream")
                 xobjects = f"/XObject << /Im{i} {image_id} 0 R >>".encode()
-                ops = f"q {self.WIDTH} 0 0 {self.HEIGHT} 0 0 cm /Im{i} Do Q\n" + ops
+                ops = f"q {iw} 0 0 {ih} {ix} {self.HEIGHT - itop - ih} cm /Im{i} Do Q\n" + ops
             data = zlib.compress(ops.encode("latin-1"))
             content = add(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream")
             resources = b"<< /Font << /F1 %d 0 R /F2 %d 0 R >> %s >>" % (font, bold, xobjects)
@@ -313,6 +316,23 @@ def born_digital_pdf(pages: int = 3) -> bytes:
             for r, row in enumerate(TABLE):
                 ops += [PdfBuilder.text(x0 + c * cw + 6, y0 + r * rh + 7, 11, t) for c, t in enumerate(row)]
         pdf.add_page(ops)
+    return pdf.build()
+
+
+def figure_pdf() -> bytes:
+    """A born-digital page with text, an embedded chart image and its caption."""
+    chart = Image.new("L", (600, 400), 255)
+    draw = ImageDraw.Draw(chart)
+    for k, h in enumerate([200, 300, 150, 350]):
+        draw.rectangle([60 + k * 130, 380 - h, 150 + k * 130, 380], fill=60 + k * 40)
+    buf = io.BytesIO()
+    chart.save(buf, "JPEG", quality=90)
+    pdf = PdfBuilder()
+    ops = [PdfBuilder.text(72, 80, 20, "Quarterly Results", font="F2")]
+    ops += [PdfBuilder.text(72, 130 + i * 18, 11, line) for i, line in enumerate(ENGLISH[:3])]
+    ops.append(PdfBuilder.text(72, 440, 11, FIGURE_CAPTION))
+    ops += [PdfBuilder.text(72, 480 + i * 18, 11, line) for i, line in enumerate(ENGLISH[3:])]
+    pdf.add_page(ops, jpeg=buf.getvalue(), rect=(72, 200, 300, 200))
     return pdf.build()
 
 
@@ -382,6 +402,16 @@ def generate(out: Path) -> dict[str, Sample]:
             3,
         ),
         born_digital_pdf(3),
+    )
+    put(
+        Sample(
+            "figure_pdf",
+            "figure.pdf",
+            "text_layer",
+            "eng",
+            ["Quarterly Results", *ENGLISH[:3], FIGURE_CAPTION, *ENGLISH[3:]],
+        ),
+        figure_pdf(),
     )
     put(Sample("scanned_pdf", "scanned.pdf", "scan", "eng", ["Supplier Invoices", *ENGLISH]), scanned_pdf(english))
     put(Sample("long_pdf", "long.pdf", "text_layer", "eng", pages=30), born_digital_pdf(30))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from generate import ENGLISH, HOSTILE, LEFT_COLUMN, RIGHT_COLUMN, TABLE
 from metrics import cer
+from PIL import Image
 
 from ocrqueue.documents import ProcessOptions, open_document, process_page
 from ocrqueue.documents import pdf as pdf_module
@@ -96,3 +99,17 @@ def test_text_layer_path_never_renders(samples: Samples, monkeypatch: pytest.Mon
         results = [process_page(page, ProcessOptions()) for page in doc.pages()]
     assert len(results) == 30
     assert all(r.source == "text_layer" and r.blocks for r in results)
+
+
+def test_embedded_image_becomes_a_cropped_figure(samples: Samples) -> None:
+    result = run(samples.data("figure_pdf"))
+    page = result.pages[0]
+    assert page.source == "text_layer"
+    kinds = [b.type for b in page.blocks]
+    assert kinds == ["title", "text", "figure", "caption", "text"]
+    figure = page.blocks[2]
+    assert figure.bbox.to_list() == [72.0, 200.0, 372.0, 400.0]
+    crop = Image.open(io.BytesIO(page.images[figure.image or ""]))
+    # The chart's 300 x 200 point area rendered at the default 200 dpi.
+    assert crop.size == pytest.approx((833, 556), abs=2)
+    assert f"![figure]({figure.image})" in result.to_markdown()

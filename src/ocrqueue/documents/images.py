@@ -85,6 +85,12 @@ def iter_image_pages(image: Image.Image, count: int, start: int, limits: Documen
         yield decode_frame(image, index, limits)
 
 
+def png_bytes(image: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, "PNG")
+    return buf.getvalue()
+
+
 def _dpi(image: Image.Image, width: int, height: int) -> float:
     """The image's resolution from its metadata, or a guess from its shape (see above)."""
     dpi = image.info.get("dpi")
@@ -122,6 +128,10 @@ class ImagePage:
     def render(self, dpi: int) -> Raster:
         """Raster input is recognised at its own resolution; ``dpi`` only applies to PDFs."""
         return Raster(self._image, 1.0 / self.points_per_pixel)
+
+    def render_region(self, box: BBox, dpi: int) -> Image.Image:
+        x0, y0, x1, y1 = (v / self.points_per_pixel for v in box)
+        return self._image.crop((x0, y0, x1, y1))
 
     def text_layer(self) -> TextLayer | None:
         return None

@@ -7,7 +7,6 @@ from pixels back to points so both paths share one coordinate frame.
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
 
 import numpy as np
@@ -15,6 +14,7 @@ from PIL import Image
 
 from ocrqueue.documents.engines import OcrEngine, RecognitionRequest
 from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks
 from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
 from ocrqueue.documents.layout.model import get_layout_model
@@ -54,12 +54,6 @@ def _crop(
 def _text_share(lines: list[Line], box: BBox) -> float:
     """Share of the region covered by confidently recognised lines."""
     return sum(ln.bbox.area for ln in lines if (ln.confidence or 0) >= 0.5) / max(1.0, box.area)
-
-
-def _png(image: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    image.save(buf, "PNG", optimize=False)
-    return buf.getvalue()
 
 
 def from_ocr(
@@ -125,7 +119,7 @@ class _Figures:
 
     def add(self, box: tuple[int, int, int, int]) -> Block:
         name = f"page{self.index + 1}-figure{len(self.images) + 1}.png"
-        self.images[name] = _png(self.image.crop(box))
+        self.images[name] = png_bytes(self.image.crop(box))
         return Block("figure", BBox(*box).scaled(1 / self.scale), "", None, (), image=name)
 
 

@@ -33,6 +33,7 @@ class TextLayer:
     char_count: int
     bad_char_count: int
     image_coverage: float
+    image_boxes: tuple[BBox, ...] = ()
 
 
 class PageInput(Protocol):
@@ -51,6 +52,9 @@ class PageInput(Protocol):
 
     def render(self, dpi: int) -> Raster:
         """The page as an RGB image; raster inputs come back at their own resolution."""
+
+    def render_region(self, box: BBox, dpi: int) -> Image.Image:
+        """Just the area ``box`` (points) as an image, e.g. to crop a figure."""
 
     def text_layer(self) -> TextLayer | None:
         """The PDF text layer, or None when the input has none (images)."""

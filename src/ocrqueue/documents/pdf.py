@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
+from PIL import Image
 
 from ocrqueue.documents.errors import (
     CorruptDocumentError,
@@ -120,6 +121,22 @@ class PdfPage:
             except pdfium.PdfiumError as exc:
                 raise PageRenderError(f"page {self._index + 1} could not be rendered: {exc}") from exc
         return Raster(image, scale, requested if dpi < requested else None)
+
+    def render_region(self, box: BBox, dpi: int) -> Image.Image:
+        """Render only ``box`` (top-left points): PDFium's crop trims each side of the page."""
+        x0, y0 = max(0.0, box.x0), max(0.0, box.y0)
+        x1, y1 = min(self.width, box.x1), min(self.height, box.y1)
+        area_in2 = max(1e-6, (x1 - x0) * (y1 - y0) / 72**2)
+        dpi = min(dpi, int((self._limits.max_pixels_per_page / area_in2) ** 0.5))
+        with PDFIUM_LOCK:
+            try:
+                bitmap = self._page.render(
+                    scale=dpi / 72, crop=(x0, self.height - y1, self.width - x1, y0), may_draw_forms=False
+                )
+                image: Image.Image = bitmap.to_pil().convert("RGB")
+            except pdfium.PdfiumError as exc:
+                raise PageRenderError(f"page {self._index + 1} could not be rendered: {exc}") from exc
+        return image
 
     def text_layer(self) -> TextLayer | None:
         with PDFIUM_LOCK:

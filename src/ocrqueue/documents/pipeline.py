@@ -20,7 +20,7 @@ def process_page(page: PageInput, options: ProcessOptions) -> PageResult:
         if layer is not None and (problem is None or options.mode == "text"):
             if problem is not None:
                 warnings.append(f"text layer used as requested although {problem}")
-            return from_text_layer(page, layer, options.tables, warnings)
+            return from_text_layer(page, layer, options.tables, options.dpi, warnings)
         if options.mode == "text":
             warnings.append(f"{problem}; nothing extracted because mode is 'text'")
             return PageResult(page.index, page.width, page.height, "text_layer", (), None, tuple(warnings))

@@ -25,7 +25,8 @@ def read_text_layer(page: pdfium.PdfPage, crop: BBox) -> TextLayer:
         lines, chars, bad = _lines(textpage, crop)
     finally:
         textpage.close()
-    return TextLayer(tuple(lines), chars, bad, _image_coverage(page, crop))
+    coverage, boxes = _images(page, crop)
+    return TextLayer(tuple(lines), chars, bad, coverage, boxes)
 
 
 def _is_bad(ch: str) -> bool:
@@ -105,13 +106,14 @@ def _lines(textpage: pdfium.PdfTextPage, crop: BBox) -> tuple[list[Line], int, i
     return out.lines, visible, bad
 
 
-def _image_coverage(page: pdfium.PdfPage, crop: BBox) -> float:
-    """Share of the page area covered by raster images (a scan with a thin text layer is mostly image)."""
+def _images(page: pdfium.PdfPage, crop: BBox) -> tuple[float, tuple[BBox, ...]]:
+    """Raster images on the page (top-left point boxes) and the share of the page they cover
+    (a scan with a thin text layer is mostly image)."""
     page_area = crop.area
-    if page_area <= 0:
-        return 0.0
     covered = 0.0
+    boxes = []
     for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]):
         left, bottom, right, top = obj.get_bounds()
         covered += BBox(left, bottom, right, top).intersection(crop)
-    return min(1.0, covered / page_area)
+        boxes.append(BBox(left - crop.x0, crop.y1 - top, right - crop.x0, crop.y1 - bottom))
+    return (min(1.0, covered / page_area) if page_area > 0 else 0.0), tuple(boxes)

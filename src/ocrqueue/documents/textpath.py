@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import MARGIN_BAND, body_size, build_blocks, reading_sort
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.raster import GRID_DPI, MIN_GUTTER_IN
@@ -77,31 +78,59 @@ def _subline(line: Line, words: list[Word]) -> Line:
     )
 
 
-def from_text_layer(page: PageInput, layer: TextLayer, find_tables_too: bool, warnings: list[str]) -> PageResult:
+FIGURE_MIN_SIDE = 36.0  # points: smaller images are icons, bullets or logos
+FIGURE_MAX_PAGE_SHARE = 0.9  # an image under the whole page is a background or a scan
+
+
+def _figure_boxes(layer: TextLayer, width: float, height: float) -> list[BBox]:
+    page_area = width * height
+    return [
+        b
+        for b in layer.image_boxes
+        if min(b.width, b.height) >= FIGURE_MIN_SIDE and b.area <= FIGURE_MAX_PAGE_SHARE * page_area
+    ]
+
+
+def from_text_layer(
+    page: PageInput, layer: TextLayer, find_tables_too: bool, figure_dpi: int, warnings: list[str]
+) -> PageResult:
+    """Blocks from the text layer; ruled tables from vector strokes; embedded images as figures
+    (cropped by rendering just their area). Text inside a table or figure belongs to it."""
     width, height = page.width, page.height
     tables = _vector_tables(page.rulings(), width, height) if find_tables_too else []
-    table_boxes = [t[0] for t in tables]
+    figures = _figure_boxes(layer, width, height)
+    islands = [t[0] for t in tables] + figures
     flow: list[Line] = []
-    table_words: list[list[Word]] = [[] for _ in tables]
+    island_words: list[list[Word]] = [[] for _ in islands]
     for line in layer.lines:
-        idx = next((i for i, box in enumerate(table_boxes) if box.contains_center_of(line.bbox)), None)
+        idx = next((i for i, box in enumerate(islands) if box.contains_center_of(line.bbox)), None)
         if idx is None:
             flow.append(line)
         else:
-            table_words[idx].extend(line.words)
-    regions = _regions([w for ln in flow for w in ln.words], table_boxes, width, height)
+            island_words[idx].extend(line.words)
+    images: dict[str, bytes] = {}
+
+    def island_block(i: int) -> Block:
+        if i < len(tables):
+            return _table_block(tables[i], island_words[i])
+        name = f"page{page.index + 1}-figure{len(images) + 1}.png"
+        images[name] = png_bytes(page.render_region(islands[i], figure_dpi))
+        text = " ".join(w.text for w in island_words[i])
+        return Block("figure", islands[i], text, None, (), image=name)
+
+    regions = _regions([w for ln in flow for w in ln.words], islands, width, height)
     body = body_size(flow)
     blocks: list[Block] = []
     placed: set[int] = set()
     for region, lines in zip(regions, _split_lines(tuple(flow), regions), strict=True):
         region_blocks = build_blocks(reading_sort(lines), height, body)
-        for i, box in enumerate(table_boxes):
+        for i, box in enumerate(islands):
             if i not in placed and region.contains_center_of(box):
                 placed.add(i)
-                region_blocks.append(_table_block(tables[i], table_words[i]))
+                region_blocks.append(island_block(i))
         blocks.extend(sorted(region_blocks, key=lambda b: b.bbox.y0))  # one column: top to bottom
-    blocks.extend(_table_block(tables[i], table_words[i]) for i in range(len(tables)) if i not in placed)
-    return PageResult(page.index, width, height, "text_layer", tuple(blocks), None, tuple(warnings))
+    blocks.extend(island_block(i) for i in range(len(islands)) if i not in placed)
+    return PageResult(page.index, width, height, "text_layer", tuple(blocks), None, tuple(warnings), images)
 
 
 def _table_block(table: VectorTable, words: list[Word]) -> Block:
