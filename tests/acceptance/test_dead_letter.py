@@ -42,6 +42,11 @@ def test_permanent_failure_dead_letters_while_the_others_complete(store: Store, 
     assert (dead.detail["error_kind"], dead.detail["message"]) == (task.error_kind, task.error_message)
     assert [c.seq for c in store.checkpoints(bad_id)] == [0], "work before the failure stays inspectable"
 
+    # `ocrqueue tasks wait` says the same: exit 1 for the dead letter, 0 for a completed task.
+    waited_bad = workers.run("tasks", "wait", bad_id, "--timeout", "5")
+    assert waited_bad.returncode == 1 and "dead_letter" in waited_bad.stdout, waited_bad
+    assert workers.run("tasks", "wait", ids[0], "--timeout", "5").returncode == 0
+
     # A transient failure is retried after a real wait and then completes.
     flaky_task = store.get(flaky_id)
     assert flaky_task is not None and (flaky_task.status, flaky_task.attempts) == (TaskStatus.COMPLETED, 2)
