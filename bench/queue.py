@@ -221,9 +221,20 @@ def _child_logging() -> None:
 
 
 def worker_process(
-    db: str, concurrency: int, config: dict[str, float], ready: Any, go: Any, stop: Any, results: Any
+    db: str,
+    concurrency: int,
+    config: dict[str, float],
+    ready: Any,
+    go: Any,
+    drained: Any,
+    stop: Any,
+    results: Any,
 ) -> None:
-    """One real Worker. Registers and starts its threads, reports ready, claims only after `go`."""
+    """One real Worker. Registers and starts its threads, reports ready, claims only after `go`.
+
+    The store's `claim` and `complete_many` are wrapped to time each call until `drained` is set,
+    so the report can say how long the claim loop spends waiting on its statement.
+    """
     _child_logging()
     from prometheus_client import REGISTRY
 
@@ -250,7 +261,25 @@ def worker_process(
             gate["open"] = True
         return real_claim(*args, **kwargs)
 
-    store.claim = gated_claim  # type: ignore[method-assign]
+    calls: dict[str, list[float]] = {"claim": [0, 0, 0.0], "complete_many": [0, 0, 0.0]}  # calls, rows, seconds
+
+    def timed(name: str, method: Callable[..., Any], rows: Callable[[Any, Any], int]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            value = method(*args, **kwargs)
+            if not drained.is_set():
+                entry = calls[name]
+                entry[0] += 1
+                entry[1] += rows(args, value)
+                entry[2] += time.perf_counter() - started
+            return value
+
+        return call
+
+    store.claim = timed("claim", gated_claim, lambda _a, v: len(v))  # type: ignore[method-assign]
+    store.complete_many = timed(  # type: ignore[method-assign]
+        "complete_many", store.complete_many, lambda a, _v: len(a[0])
+    )
     worker = Worker(store, register_builtin_kinds(Registry()), QueueConfig(concurrency=concurrency, **config))
     worker.start()
     ready.put(os.getpid())
@@ -266,6 +295,7 @@ def worker_process(
             "claims": sample("ocrqueue_claims_total", {"kind": KIND}) or 0,
             "empty_claims": sample("ocrqueue_empty_claims_total") or 0,
             "lease_losses": sample("ocrqueue_lease_losses_total", {"kind": KIND}) or 0,
+            "drain_calls": calls,
         }
     )
     store.close()
@@ -442,6 +472,7 @@ class ProcessGroup:
         self.ready = ctx.Queue()
         self.results = ctx.Queue()
         self.go = ctx.Event()
+        self.drained = ctx.Event()
         self.stop = ctx.Event()
         self.cpu_busy = float("nan")
         self.client_cpu_seconds = float("nan")
@@ -483,6 +514,7 @@ def timed_drain(admin: Admin, group: ProcessGroup, n: int, timeout: float) -> tu
     wall_start = time.perf_counter()
     group.go.set()
     ok = wait_for(lambda: admin.count("completed") >= n, timeout, interval=0.05)
+    group.drained.set()
     wall = time.perf_counter() - wall_start
     group.cpu_busy = busy_since(cpu)
     group.client_cpu_seconds = sum(process_cpu_seconds(pid) for pid in clients) - client_cpu
@@ -626,7 +658,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             group = ProcessGroup(
                 ctx,
                 worker_process,
-                lambda g: (args.db, c, worker_config, g.ready, g.go, g.stop, g.results),
+                lambda g: (args.db, c, worker_config, g.ready, g.go, g.drained, g.stop, g.results),
                 p,
             )
             try:
@@ -666,6 +698,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             notes["workers"] = stats
             out["lease_losses"] = sum(s.get("lease_losses", 0) for s in stats)
             out["empty_claims"] = sum(s.get("empty_claims", 0) for s in stats)
+            seconds = notes.get("drain_seconds")
+            for name in ("claim", "complete_many"):
+                n_calls = sum(s["drain_calls"][name][0] for s in stats if "drain_calls" in s)
+                n_rows = sum(s["drain_calls"][name][1] for s in stats if "drain_calls" in s)
+                busy = sum(s["drain_calls"][name][2] for s in stats if "drain_calls" in s)
+                if n_calls and seconds:
+                    out[f"drain_{name}_calls"] = n_calls
+                    out[f"drain_{name}_mean_ms"] = 1000 * busy / n_calls
+                    out[f"drain_{name}_rows_per_call"] = n_rows / n_calls
+                    out[f"drain_{name}_busy_fraction"] = busy / (seconds * len(stats))
 
         if "reference" in phases:
             # (key, threads per process, tasks per claim): the plain loop, then one batched loop
@@ -733,6 +775,15 @@ def _fmt(value: Any, unit: str = "") -> str:
     return f"{value}{unit}"
 
 
+def _calls(out: dict[str, Any], name: str) -> str:
+    if f"drain_{name}_calls" not in out:
+        return "—"
+    return (
+        f"{out[f'drain_{name}_mean_ms']:.2f} ms, {out[f'drain_{name}_rows_per_call']:.2f}, "
+        f"{out[f'drain_{name}_busy_fraction']:.0%}"
+    )
+
+
 def _cpu(out: dict[str, Any], key: str) -> str:
     client = out.get(f"{key}_client_cpu_ms_per_task", float("nan"))
     server = out.get(f"{key}_server_cpu_ms_per_task", float("nan"))
@@ -787,6 +838,16 @@ def report(out: dict[str, Any], notes: dict[str, Any]) -> None:
             f"{_fmt(out.get('drain_tasks_per_claim', float('nan')))} / "
             f"{_fmt(out.get('drain_tasks_per_complete', float('nan')))}",
             "drain phase, from the event history (one statement = one now() per worker; PostgreSQL only)",
+        ),
+        (
+            "claim calls: mean ms, tasks/call, busy",
+            _calls(out, "claim"),
+            "store.claim timed inside each worker during the drain; busy = share of the drain spent in it",
+        ),
+        (
+            "complete_many calls: mean ms, tasks/call, busy",
+            _calls(out, "complete_many"),
+            "same for store.complete_many (the completer thread's batches)",
         ),
         (
             "CPU ms per task: drain",
