@@ -107,8 +107,16 @@ def text_page(lines: Sequence[str], cjk: bool, title: str | None = None) -> Imag
     return image
 
 
+PAGE_HEADER = "ACME Corporation internal report"
+PAGE_FOOTER = "Page 7 of 12"
+
+
 def two_column_page() -> Image.Image:
+    """A title over two columns, with a running header and a page-number footer."""
     image, draw = _page()
+    small = _font(DEJAVU, 22)
+    draw.text((MARGIN, 50), PAGE_HEADER, font=small, fill="black")
+    draw.text((PAGE_W // 2 - 80, PAGE_H - 90), PAGE_FOOTER, font=small, fill="black")
     draw.text((MARGIN, MARGIN), "Two Column Report", font=_font(DEJAVU_BOLD, 52), fill="black")
     body = _font(DEJAVU, 28)
     col_w = (PAGE_W - 2 * MARGIN - 100) // 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from generate import LEFT_COLUMN, RIGHT_COLUMN, TABLE
+from generate import LEFT_COLUMN, PAGE_FOOTER, PAGE_HEADER, RIGHT_COLUMN, TABLE
 from metrics import cer, page_text, table_cell_accuracy
 
 from ocrqueue.documents import (
@@ -139,3 +139,13 @@ def test_speckled_margin_is_not_a_figure(samples: Samples) -> None:
     page = run(samples.data("two_column_scan")).pages[0]
     assert not page.images
     assert "figure" not in [b.type for b in page.blocks]
+
+
+@pytest.mark.parametrize("name", ["two_column", "two_column_scan"])
+def test_running_header_and_footer_on_rendered_pages(samples: Samples, name: str) -> None:
+    result = run(samples.data(name))
+    blocks = result.pages[0].blocks
+    assert blocks[0].type == "header" and cer(PAGE_HEADER, blocks[0].text) < 0.1
+    assert blocks[-1].type == "footer" and cer(PAGE_FOOTER, blocks[-1].text) < 0.1
+    assert PAGE_HEADER not in result.to_markdown()
+    assert "Page 7" in result.to_markdown(include_headers=True)
