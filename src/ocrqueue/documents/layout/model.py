@@ -44,11 +44,10 @@ class LayoutBox:
 
 class LayoutModel:
     def __init__(self) -> None:
+        _quiet()
         from rapid_layout import RapidLayout
 
-        _quiet()
         self._model = RapidLayout(conf_thresh=MIN_SCORE)
-        _quiet()  # some of its loggers only exist once the model is built
         self._lock = threading.Lock()
 
     def detect(self, image: Image.Image) -> list[LayoutBox]:
@@ -64,11 +63,27 @@ class LayoutModel:
         return _plausible(out, image.width * image.height)
 
 
+# rapid-layout builds its loggers inside constructors, each with an INFO console handler unless the
+# logger already has a handler. Giving them a WARNING-level handler first keeps its warnings and
+# drops the INFO line it prints on every model load.
+_LOGGERS = (
+    "RapidLayout",
+    "rapid_layout.inference_engine.base",
+    "rapid_layout.inference_engine.onnxruntime.main",
+    "rapid_layout.inference_engine.onnxruntime.provider_config",
+    "rapid_layout.model_handler.main",
+    "rapid_layout.model_handler.utils",
+    "rapid_layout.utils.typings",
+)
+
+
 def _quiet() -> None:
-    """rapid-layout logs at INFO on every model load; keep only its warnings."""
-    for name in list(logging.root.manager.loggerDict):
-        if name.startswith(("rapid_layout", "RapidLayout")):
-            logging.getLogger(name).setLevel(logging.WARNING)
+    for name in _LOGGERS:
+        logger = logging.getLogger(name)
+        if not logger.handlers:
+            handler = logging.StreamHandler()
+            handler.setLevel(logging.WARNING)
+            logger.addHandler(handler)
 
 
 def _inside(inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> bool:
