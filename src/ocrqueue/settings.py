@@ -46,6 +46,14 @@ class Settings(BaseSettings):
     )
     auto_migrate: bool = Field(default=True, description="Apply pending schema migrations when a process starts.")
 
+    host: str = Field(default="127.0.0.1", description="Address `ocrqueue serve` listens on.")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port `ocrqueue serve` listens on.")
+    cors_origins: list[str] = Field(
+        default_factory=list, description="Origins allowed to call the API from a browser (empty: none)."
+    )
+    submit_rate_per_minute: int = Field(
+        default=600, ge=1, description="Submits allowed per API key per minute (a token bucket of that size)."
+    )
     worker_concurrency: int = Field(default=4, ge=1, le=256, description="Task slots per worker process.")
     lease_seconds: float = Field(default=20.0, gt=1, description="How long a claim holds a task without a heartbeat.")
     heartbeat_seconds: float = Field(

@@ -113,7 +113,7 @@ def test_same_file_and_options_make_one_task_unless_forced(store: Store, storage
     assert submit(store, storage, data, force=True) != first
     keyed = submit(store, storage, b"%PDF-other", idempotency_key="client-1")
     assert submit(store, storage, data, idempotency_key="client-1") == keyed
-    assert len(list(storage.list("uploads"))) == 2
+    assert len(list(storage.list("uploads"))) == 4  # one file per task created
 
 
 def test_an_upload_over_the_limit_stores_and_queues_nothing(store: Store, storage: LocalStorage) -> None:

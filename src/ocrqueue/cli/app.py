@@ -10,7 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ocrqueue.cli import documents
+from ocrqueue.cli import documents, server
+from ocrqueue.cli.keys import keys_app
 from ocrqueue.cli.runtime import (
     configure_logging,
     open_configured_store,
@@ -31,9 +32,11 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="Database schema and maintenance.", no_args_is_help=True)
 tasks_app = typer.Typer(help="Inspect and steer tasks directly in the database.", no_args_is_help=True)
+app.command()(server.serve)
 app.command()(documents.convert)
 app.command()(documents.submit)
 app.add_typer(db_app, name="db")
+app.add_typer(keys_app, name="keys")
 app.add_typer(tasks_app, name="tasks")
 console = Console()
 
@@ -67,24 +70,6 @@ def worker(verbose: Verbose = False, concurrency: Concurrency = None, kinds: Kin
     settings = Settings()
     runner = _worker(settings, concurrency, kinds)
     console.print(f"worker {runner.worker_id} on {runner.store.backend}, kinds: {', '.join(runner.kinds)}")
-    serve_metrics(settings, runner.store)
-    run_workers_until_signalled([runner])
-
-
-@app.command()
-def serve(verbose: Verbose = False, concurrency: Concurrency = None) -> None:
-    """Run the service on this machine: embedded workers on the configured database.
-
-    The HTTP API and web page join this command when they exist; today it runs workers.
-    Example: ocrqueue serve
-    """
-    configure_logging(verbose)
-    settings = Settings()
-    runner = _worker(settings, concurrency, None)
-    console.print(
-        f"ocrqueue serving on {settings.resolved_database_url} with {runner.config.concurrency} task slots; "
-        "Ctrl-C stops"
-    )
     serve_metrics(settings, runner.store)
     run_workers_until_signalled([runner])
 

@@ -10,9 +10,10 @@ from types import FrameType
 from prometheus_client import REGISTRY, start_http_server
 from rich.logging import RichHandler
 
-from ocrqueue.queue import Registry, Store, Worker, open_store, upgrade
+from ocrqueue.queue import Registry, Store, Worker, open_store
 from ocrqueue.queue.metrics import QueueDepthCollector
 from ocrqueue.service.kinds import build_registry
+from ocrqueue.service.schema import upgrade_all
 from ocrqueue.settings import Settings
 from ocrqueue.storage import LocalStorage, Storage
 
@@ -24,6 +25,7 @@ def configure_logging(verbose: bool) -> None:
         handlers=[RichHandler(show_path=False, rich_tracebacks=True)],
         force=True,
     )
+    logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 def prepare_database(settings: Settings) -> str:
@@ -31,7 +33,7 @@ def prepare_database(settings: Settings) -> str:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     url = settings.resolved_database_url
     if settings.auto_migrate:
-        upgrade(url)
+        upgrade_all(url)
     return url
 
 

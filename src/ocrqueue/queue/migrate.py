@@ -1,7 +1,8 @@
 """Schema migrations, safe to start from many processes at once.
 
 PostgreSQL serialises concurrent upgrades with an advisory lock; SQLite with a lock file beside
-the database, since its schema changes cannot be made atomic with other processes' reads otherwise.
+the database. Each schema (the queue's, and any an application adds beside it) keeps its own
+Alembic script directory and version table, so the queue stays usable as a library on its own.
 """
 
 from __future__ import annotations
@@ -9,29 +10,50 @@ from __future__ import annotations
 import contextlib
 import fcntl
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
-from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
+from alembic import command
 from ocrqueue.queue.urls import DatabaseURL, parse_database_url
 
-VERSION_TABLE = "ocrq_schema_version"
 _ADVISORY_LOCK_KEY = 0x6F637271  # "ocrq"
-_SCRIPT_LOCATION = str(Path(__file__).with_name("migrations"))
 
 
-def _config() -> Config:
+@dataclass(frozen=True)
+class Schema:
+    script_location: str
+    version_table: str
+
+
+QUEUE_SCHEMA = Schema(str(Path(__file__).with_name("migrations")), "ocrq_schema_version")
+VERSION_TABLE = QUEUE_SCHEMA.version_table
+
+
+def run_in_alembic_env(context: Any) -> None:
+    """The body of every env.py: migrate on the connection and version table `upgrade` hands over."""
+    attributes = context.config.attributes
+    context.configure(
+        connection=attributes["connection"], version_table=attributes["version_table"], transactional_ddl=True
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def _config(schema: Schema) -> Config:
     config = Config()
-    config.set_main_option("script_location", _SCRIPT_LOCATION)
+    config.set_main_option("script_location", schema.script_location)
+    config.attributes["version_table"] = schema.version_table
     return config
 
 
-def head_revision() -> str:
-    head = ScriptDirectory.from_config(_config()).get_current_head()
+def head_revision(schema: Schema = QUEUE_SCHEMA) -> str:
+    head = ScriptDirectory.from_config(_config(schema)).get_current_head()
     assert head is not None
     return head
 
@@ -52,25 +74,26 @@ def _sqlite_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def current_revision(database_url: str) -> str | None:
+def current_revision(database_url: str, schema: Schema = QUEUE_SCHEMA) -> str | None:
     url = parse_database_url(database_url)
     engine = _engine(url)
     try:
         with engine.connect() as conn:
-            return MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE}).get_current_revision()
+            context = MigrationContext.configure(conn, opts={"version_table": schema.version_table})
+            return context.get_current_revision()
     finally:
         engine.dispose()
 
 
-def is_current(database_url: str) -> bool:
-    return current_revision(database_url) == head_revision()
+def is_current(database_url: str, schema: Schema = QUEUE_SCHEMA) -> bool:
+    return current_revision(database_url, schema) == head_revision(schema)
 
 
-def upgrade(database_url: str) -> str:
-    """Bring the schema to the newest revision; returns it."""
+def upgrade(database_url: str, schema: Schema = QUEUE_SCHEMA) -> str:
+    """Bring a schema to its newest revision; returns it."""
     url = parse_database_url(database_url)
     engine = _engine(url)
-    config = _config()
+    config = _config(schema)
     try:
         if url.sqlite_path is not None:
             with _sqlite_lock(url.sqlite_path), engine.begin() as conn:
@@ -84,4 +107,4 @@ def upgrade(database_url: str) -> str:
                 command.upgrade(config, "head")
     finally:
         engine.dispose()
-    return head_revision()
+    return head_revision(schema)

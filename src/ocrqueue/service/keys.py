@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 
-def upload_key(sha256: str) -> str:
-    return f"uploads/{sha256}"
+def upload_key(name: str) -> str:
+    return f"uploads/{name}"
 
 
 def result_prefix(task_id: str) -> str:
@@ -22,3 +22,8 @@ def result_markdown_key(task_id: str) -> str:
 def asset_key(task_id: str, name: str) -> str:
     """A figure crop; `name` comes from the pipeline (e.g. `imgs/page-1-figure-2.png`)."""
     return f"{result_prefix(task_id)}/{name}"
+
+
+def page_image_key(task_id: str, number: int) -> str:
+    """The viewer's rendering of page `number` (from 1)."""
+    return f"{result_prefix(task_id)}/pages/{number}.png"

@@ -1,10 +1,11 @@
-"""Turning an uploaded file into an OCR task: store it once by content, dedup by content and options."""
+"""Turning an uploaded file into an OCR task: stored for that task, deduplicated by content and options."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import tempfile
+import uuid
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -39,7 +40,7 @@ def dedup_key(sha256: str, options: ProcessOptions, tenant: str | None) -> str:
 def submit_document(
     store: Store, storage: Storage, stream: BinaryIO, submission: Submission, max_bytes: int
 ) -> SubmitResult:
-    """Hash while spooling (never the whole file in memory), store by content, then submit.
+    """Hash while spooling (never the whole file in memory), store the file, then submit.
 
     Raises TooLargeUploadError past `max_bytes` before anything is stored.
     """
@@ -53,10 +54,11 @@ def submit_document(
             digest.update(chunk)
             spool.write(chunk)
         sha256 = digest.hexdigest()
-        key = upload_key(sha256)
-        if not storage.exists(key):
-            spool.seek(0)
-            storage.put_stream(key, spool, max_bytes)  # type: ignore[arg-type]
+        # Each task owns its upload (deleting a task deletes its file); a submit that finds an
+        # existing task removes the copy it staged.
+        key = upload_key(uuid.uuid4().hex)
+        spool.seek(0)
+        storage.put_stream(key, spool, max_bytes)  # type: ignore[arg-type]
     if submission.idempotency_key is not None:
         key_for_dedup: str | None = f"idem:{submission.tenant or ''}:{submission.idempotency_key}"
     elif submission.force:
@@ -78,4 +80,11 @@ def submit_document(
         dedup_key=key_for_dedup,
         tenant=submission.tenant,
     )
-    return store.submit(spec)
+    try:
+        result = store.submit(spec)
+    except BaseException:
+        storage.delete_prefix(key)
+        raise
+    if not result.created:
+        storage.delete_prefix(key)
+    return result

@@ -1,12 +1,7 @@
-"""Alembic environment: runs on the connection `ocrqueue.queue.migrate` hands over."""
-
-from __future__ import annotations
+"""Alembic environment of the queue's schema."""
 
 from alembic import context
 
-from ocrqueue.queue.migrate import VERSION_TABLE
+from ocrqueue.queue.migrate import run_in_alembic_env
 
-connection = context.config.attributes["connection"]
-context.configure(connection=connection, version_table=VERSION_TABLE, transactional_ddl=True)
-with context.begin_transaction():
-    context.run_migrations()
+run_in_alembic_env(context)

@@ -1,0 +1,41 @@
+"""The FastAPI application: API under /api/v1, health and metrics, the web page at /."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.staticfiles import StaticFiles
+
+from ocrqueue import __version__
+from ocrqueue.api.body_limit import BodyLimitMiddleware
+from ocrqueue.api.context import ApiContext
+from ocrqueue.api.errors import install_error_handlers
+from ocrqueue.api.routes import health, tasks
+
+STATIC_DIR = Path(__file__).with_name("static")
+_MULTIPART_OVERHEAD = 1 << 20
+
+
+def create_app(context: ApiContext) -> FastAPI:
+    app = FastAPI(
+        title="ocrqueue",
+        version=__version__,
+        description="Self-hosted document OCR on a durable task queue. Errors are JSON: "
+        '{"error": {"code": "...", "message": "...", "field": "..."}}.',
+    )
+    app.state.context = context
+    install_error_handlers(app)
+    app.include_router(tasks.router)
+    app.include_router(health.router)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=context.settings.max_upload_bytes + _MULTIPART_OVERHEAD)
+    if context.settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=context.settings.cors_origins,
+            allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key"],
+        )
+    app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="web")
+    return app

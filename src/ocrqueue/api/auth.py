@@ -1,0 +1,41 @@
+"""Who is calling: a bearer key's tenant when keys exist, or the local operator when none do."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from fastapi import Request
+from starlette.concurrency import run_in_threadpool
+
+from ocrqueue.api.errors import ApiError
+
+
+@dataclass(frozen=True)
+class Caller:
+    tenant: str | None
+    """None in local mode (no keys exist): the operator sees every task."""
+    rate_key: str
+    """Whom the submit rate limit counts against: the key (by hash), or "local"."""
+
+    def can_see(self, task_tenant: str | None) -> bool:
+        return self.tenant is None or self.tenant == task_tenant
+
+
+async def current_caller(request: Request) -> Caller:
+    keys = request.app.state.context.keys
+    if not await run_in_threadpool(keys.any_active):
+        return Caller(None, "local")
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(
+            401,
+            "unauthorized",
+            "an API key is required: Authorization: Bearer <key>",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    tenant = await run_in_threadpool(keys.tenant_for, token.strip())
+    if tenant is None:
+        raise ApiError(401, "unauthorized", "the API key is unknown or revoked", headers={"WWW-Authenticate": "Bearer"})
+    return Caller(tenant, hashlib.sha256(token.strip().encode()).hexdigest()[:24])

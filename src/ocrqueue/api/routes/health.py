@@ -1,0 +1,63 @@
+"""/healthz (the process answers), /readyz (database reachable, schema current), /metrics."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
+
+from ocrqueue.api.context import ApiContext
+from ocrqueue.queue.migrate import QUEUE_SCHEMA, is_current
+from ocrqueue.service.schema import SERVICE_SCHEMA
+
+router = APIRouter(tags=["health"])
+_SCHEMA_CHECK_SECONDS = 30.0
+_schema_checked: dict[str, tuple[float, bool]] = {}
+_schema_lock = threading.Lock()
+
+
+def _schemas_current(database_url: str) -> bool:
+    """Asks Alembic at most every 30 s: readiness probes come often, upgrades rarely."""
+    with _schema_lock:
+        cached = _schema_checked.get(database_url)
+        if cached and time.monotonic() - cached[0] < _SCHEMA_CHECK_SECONDS:
+            return cached[1]
+    current = is_current(database_url, QUEUE_SCHEMA) and is_current(database_url, SERVICE_SCHEMA)
+    with _schema_lock:
+        _schema_checked[database_url] = (time.monotonic(), current)
+    return current
+
+
+@router.get("/healthz")
+def healthz() -> dict[str, str]:
+    """The process is up. No database access, no auth."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz", responses={503: {"description": "not ready; the body says why"}})
+def readyz(request: Request) -> JSONResponse:
+    """Ready to serve: the database answers and both schemas are at their newest revision."""
+    context: ApiContext = request.app.state.context
+    checks: dict[str, Any] = {}
+    try:
+        context.store.now()
+        checks["database"] = "ok"
+    except Exception as exc:
+        checks["database"] = f"unreachable: {type(exc).__name__}"
+    if checks["database"] == "ok":
+        current = _schemas_current(context.settings.resolved_database_url)
+        checks["migrations"] = "current" if current else "behind: run `ocrqueue db upgrade`"
+    ready = all(value in ("ok", "current") for value in checks.values())
+    return JSONResponse(
+        {"status": "ready" if ready else "not_ready", "checks": checks}, status_code=200 if ready else 503
+    )
+
+
+@router.get("/metrics", response_class=Response)
+def metrics() -> Response:
+    """Prometheus metrics of this process and the queue depth by status."""
+    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)

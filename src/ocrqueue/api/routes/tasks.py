@@ -1,0 +1,262 @@
+"""/api/v1/tasks: submit, list, inspect, follow, download, cancel, retry, delete."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, Response, UploadFile
+from fastapi.responses import PlainTextResponse, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from ocrqueue.api.auth import Caller, current_caller
+from ocrqueue.api.context import ApiContext
+from ocrqueue.api.errors import ApiError
+from ocrqueue.api.events import task_event_stream
+from ocrqueue.api.schemas import ErrorOut, TaskListOut, TaskOut, task_out
+from ocrqueue.documents import DocumentError, ProcessOptions, available_engines, open_document, sniff_format
+from ocrqueue.queue import Task, TaskStatus
+from ocrqueue.service.keys import asset_key, page_image_key, result_json_key, result_markdown_key, result_prefix
+from ocrqueue.service.submission import Submission, submit_document
+from ocrqueue.storage import ObjectNotFoundError, TooLargeUploadError
+
+router = APIRouter(prefix="/api/v1/tasks", tags=["tasks"])
+_TASK_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_ASSET = re.compile(r"^imgs/[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,200}$")
+_PAGE_IMAGE_DPI = 100
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorOut} for code in (400, 401, 404, 409, 413, 415, 422, 429)
+}
+
+CallerDep = Annotated[Caller, Depends(current_caller)]
+
+
+def _context(request: Request) -> ApiContext:
+    context: ApiContext = request.app.state.context
+    return context
+
+
+ContextDep = Annotated[ApiContext, Depends(_context)]
+
+
+def _visible_task(context: ApiContext, caller: Caller, task_id: str) -> Task:
+    """The task, or 404 — also for another tenant's task, so ids reveal nothing."""
+    task = context.store.get(task_id) if _TASK_ID.match(task_id) else None
+    if task is None or not caller.can_see(task.tenant):
+        raise ApiError(404, "task_not_found", f"no task {task_id}")
+    return task
+
+
+def _options(
+    context: ApiContext, raw: str | None, mode: str | None, engine: str | None, languages: str | None, dpi: int | None
+) -> ProcessOptions:
+    settings = context.settings
+    fields: dict[str, Any] = {
+        "mode": "auto",
+        "engine": settings.default_engine,
+        "languages": settings.default_languages,
+        "dpi": settings.render_dpi,
+    }
+    if raw:
+        try:
+            given = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ApiError(422, "invalid_options", f"options is not valid JSON: {exc.msg}", field="options") from exc
+        if not isinstance(given, dict):
+            raise ApiError(422, "invalid_options", "options must be a JSON object", field="options")
+        unknown = sorted(set(given) - {"mode", "engine", "languages", "dpi", "tables", "layout_model"})
+        if unknown:
+            raise ApiError(422, "invalid_options", f"unknown options: {', '.join(unknown)}", field="options")
+        fields.update(given)
+    for name, value in (("mode", mode), ("engine", engine), ("dpi", dpi)):
+        if value is not None:
+            fields[name] = value
+    if languages is not None:
+        fields["languages"] = [part.strip() for part in languages.split(",") if part.strip()]
+    if fields["engine"] not in available_engines():
+        raise ApiError(
+            422,
+            "invalid_options",
+            f"unknown engine {fields['engine']!r}; available: {', '.join(available_engines())}",
+            field="engine",
+        )
+    try:
+        return ProcessOptions.from_dict(fields)
+    except (DocumentError, TypeError, ValueError) as exc:
+        raise ApiError(422, "invalid_options", str(exc), field="options") from exc
+
+
+@router.post("", status_code=202, response_model=TaskOut, responses=_ERRORS | {200: {"model": TaskOut}})
+def submit_task(
+    context: ContextDep,
+    caller: CallerDep,
+    response: Response,
+    file: Annotated[UploadFile, File(description="A PDF, PNG, JPEG, TIFF, WebP or BMP file.")],
+    options: Annotated[str | None, Form(description='JSON object, e.g. {"mode": "ocr", "languages": ["eng"]}')] = None,
+    mode: Annotated[Literal["auto", "ocr", "text"] | None, Form()] = None,
+    engine: Annotated[str | None, Form(max_length=64)] = None,
+    languages: Annotated[str | None, Form(max_length=200, description="Comma-separated, e.g. eng,chi_sim")] = None,
+    dpi: Annotated[int | None, Form(ge=72, le=600)] = None,
+    priority: Annotated[int, Form(ge=-100, le=100)] = 0,
+    max_attempts: Annotated[int | None, Form(ge=1, le=20)] = None,
+    force: Annotated[bool, Form(description="Run again even if this file and options were submitted before.")] = False,
+    idempotency_key: Annotated[str | None, Header(max_length=200, pattern=r"^[\x21-\x7e]+$")] = None,
+) -> TaskOut:
+    """Upload one file for OCR: 202 with the new task, or 200 with the existing one (same file and options)."""
+    wait = context.submit_limiter.take(caller.rate_key)
+    if wait is not None:
+        raise ApiError(
+            429, "rate_limited", f"too many submits; retry in {wait:.1f}s", headers={"Retry-After": str(int(wait) + 1)}
+        )
+    process_options = _options(context, options, mode, engine, languages, dpi)
+    head = file.file.read(1024)
+    if not head:
+        raise ApiError(422, "empty_file", "the uploaded file is empty", field="file")
+    if sniff_format(head) is None:
+        raise ApiError(
+            415, "unsupported_type", "the file is not a PDF, PNG, JPEG, TIFF, WebP or BMP image", field="file"
+        )
+    file.file.seek(0)
+    submission = Submission(
+        filename=(file.filename or "upload")[:255],
+        options=process_options,
+        priority=priority,
+        max_attempts=max_attempts,
+        tenant=caller.tenant,
+        idempotency_key=idempotency_key,
+        force=force,
+    )
+    try:
+        result = submit_document(
+            context.store, context.storage, file.file, submission, context.settings.max_upload_bytes
+        )
+    except TooLargeUploadError as exc:
+        raise ApiError(413, "too_large", str(exc), field="file") from exc
+    if not result.created:
+        response.status_code = 200
+    return task_out(result.task)
+
+
+@router.get("", response_model=TaskListOut, responses=_ERRORS)
+def list_tasks(
+    context: ContextDep,
+    caller: CallerDep,
+    status: Annotated[list[TaskStatus] | None, Query()] = None,
+    kind: Annotated[list[str] | None, Query(max_length=20)] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[str | None, Query(pattern=_TASK_ID.pattern)] = None,
+) -> TaskListOut:
+    """Newest first; pass `next_cursor` back as `cursor` for the next page."""
+    page = context.store.list_tasks(statuses=status, kinds=kind, tenant=caller.tenant, limit=limit, cursor=cursor)
+    return TaskListOut(tasks=[task_out(t) for t in page.tasks], next_cursor=page.next_cursor)
+
+
+@router.get("/{task_id}", response_model=TaskOut, responses=_ERRORS)
+def get_task(context: ContextDep, caller: CallerDep, task_id: str) -> TaskOut:
+    """Status, progress, attempts, error and the full event history."""
+    task = _visible_task(context, caller, task_id)
+    return task_out(task, context.store.events(task.id))
+
+
+@router.get("/{task_id}/result", responses=_ERRORS | {200: {"content": {"text/markdown": {}, "application/json": {}}}})
+def get_result(
+    context: ContextDep, caller: CallerDep, task_id: str, format: Literal["markdown", "json"] = "markdown"
+) -> Response:
+    """The document as Markdown or as JSON (schema: docs/schema/document.schema.json)."""
+    task = _visible_task(context, caller, task_id)
+    if task.status is not TaskStatus.COMPLETED or task.kind != "ocr":
+        raise ApiError(409, "not_completed", f"task {task_id} is {task.status}, not completed")
+    if format == "json":
+        return Response(context.storage.get(result_json_key(task.id)), media_type="application/json")
+    return PlainTextResponse(context.storage.get(result_markdown_key(task.id)).decode(), media_type="text/markdown")
+
+
+@router.get("/{task_id}/assets/{name:path}", responses=_ERRORS | {200: {"content": {"image/png": {}}}})
+def get_asset(context: ContextDep, caller: CallerDep, task_id: str, name: str) -> Response:
+    """A figure cropped from the document, by the name the result gives it (imgs/…)."""
+    task = _visible_task(context, caller, task_id)
+    if not _ASSET.match(name) or ".." in name:
+        raise ApiError(404, "asset_not_found", f"no asset {name!r}")
+    try:
+        data = context.storage.get(asset_key(task.id, name))
+    except ObjectNotFoundError as exc:
+        raise ApiError(404, "asset_not_found", f"no asset {name!r}") from exc
+    return Response(data, media_type="image/png" if name.endswith(".png") else "image/jpeg")
+
+
+@router.get("/{task_id}/pages/{number}", responses=_ERRORS | {200: {"content": {"image/png": {}}}})
+def get_page_image(context: ContextDep, caller: CallerDep, task_id: str, number: int) -> Response:
+    """Page `number` (from 1) as a PNG for the viewer, rendered once and then kept."""
+    task = _visible_task(context, caller, task_id)
+    if task.kind != "ocr":
+        raise ApiError(404, "page_not_found", "this task has no pages")
+    key = page_image_key(task.id, number)
+    try:
+        return Response(context.storage.get(key), media_type="image/png")
+    except ObjectNotFoundError:
+        pass
+    try:
+        data = context.storage.get(task.payload["input"])
+    except ObjectNotFoundError as exc:
+        raise ApiError(404, "page_not_found", "the uploaded file is no longer stored") from exc
+    try:
+        with open_document(data, context.settings.document_limits()) as document:
+            if not 1 <= number <= document.meta.page_count:
+                raise ApiError(404, "page_not_found", f"page {number} is outside 1-{document.meta.page_count}")
+            for page in document.pages(start=number - 1):
+                image = page.render(_PAGE_IMAGE_DPI).image
+                break
+    except DocumentError as exc:
+        raise ApiError(422, "unreadable_document", str(exc)) from exc
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", optimize=False)
+    context.storage.put(key, buffer.getvalue())
+    return Response(buffer.getvalue(), media_type="image/png")
+
+
+@router.post("/{task_id}/cancel", response_model=TaskOut, responses=_ERRORS)
+def cancel_task(context: ContextDep, caller: CallerDep, task_id: str) -> TaskOut:
+    """Pending: cancelled at once. Running: stops at the worker's next check. Finished: 409."""
+    task = _visible_task(context, caller, task_id)
+    if task.status.terminal:
+        raise ApiError(409, "already_finished", f"task {task_id} is already {task.status}")
+    updated = context.store.cancel(task.id) or task
+    return task_out(updated)
+
+
+@router.post("/{task_id}/retry", response_model=TaskOut, responses=_ERRORS)
+def retry_task(context: ContextDep, caller: CallerDep, task_id: str) -> TaskOut:
+    """Run a dead-lettered task again with fresh attempts."""
+    task = _visible_task(context, caller, task_id)
+    requeued = context.store.requeue(task.id)
+    if requeued is None:
+        raise ApiError(409, "not_dead_lettered", f"only dead-lettered tasks can be retried; task is {task.status}")
+    return task_out(requeued)
+
+
+@router.delete("/{task_id}", status_code=204, responses=_ERRORS)
+def delete_task(context: ContextDep, caller: CallerDep, task_id: str) -> Response:
+    """Delete a task with its history, upload and results. A running task must be cancelled first."""
+    task = _visible_task(context, caller, task_id)
+    if task.status is TaskStatus.PENDING:
+        context.store.cancel(task.id)
+    if not context.store.delete(task.id):
+        raise ApiError(409, "task_running", f"task {task_id} is running; cancel it and delete it once it stopped")
+    context.storage.delete_prefix(result_prefix(task.id))
+    if isinstance(task.payload, dict) and isinstance(task.payload.get("input"), str):
+        context.storage.delete_prefix(task.payload["input"])
+    return Response(status_code=204)
+
+
+@router.get("/{task_id}/events", responses=_ERRORS | {200: {"content": {"text/event-stream": {}}}})
+async def follow_task(request: Request, caller: CallerDep, task_id: str) -> StreamingResponse:
+    """Server-sent events: `task` with the task on every change, `end` once it is finished."""
+    context: ApiContext = request.app.state.context
+    task = await run_in_threadpool(_visible_task, context, caller, task_id)
+    return StreamingResponse(
+        task_event_stream(request, context.store, task),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

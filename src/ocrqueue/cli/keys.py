@@ -1,0 +1,53 @@
+"""`ocrqueue keys`: API keys for tenants."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ocrqueue.cli.runtime import prepare_database
+from ocrqueue.service.apikeys import ApiKeys
+from ocrqueue.settings import Settings
+
+keys_app = typer.Typer(help="API keys: once one exists, every API call needs one.", no_args_is_help=True)
+console = Console()
+
+
+def _keys() -> ApiKeys:
+    return ApiKeys(prepare_database(Settings()))
+
+
+@keys_app.command("create")
+def create(
+    tenant: Annotated[str, typer.Option(help="Whose tasks this key sees, cancels and downloads.")],
+    name: Annotated[str, typer.Option(help="A note to recognise the key by.")] = "",
+) -> None:
+    """Create a key and print its token once (it is stored only as a hash).
+
+    Example: ocrqueue keys create --tenant acme --name "scanner upload"
+    """
+    key, token = _keys().create(tenant, name)
+    console.print(f"key {key.id} for tenant {key.tenant}:")
+    print(token)
+
+
+@keys_app.command("list")
+def list_keys() -> None:
+    """List keys (never their tokens)."""
+    table = Table("id", "tenant", "name", "created", "revoked")
+    for key in _keys().list():
+        table.add_row(key.id, key.tenant, key.name, key.created_at.isoformat(timespec="seconds"),
+                      key.revoked_at.isoformat(timespec="seconds") if key.revoked_at else "")  # fmt: skip
+    console.print(table)
+
+
+@keys_app.command("revoke")
+def revoke(key_id: str) -> None:
+    """Revoke a key at once (within a few seconds on every server)."""
+    if not _keys().revoke(key_id):
+        console.print(f"[red]no active key {key_id}[/red]")
+        raise typer.Exit(3)
+    console.print(f"revoked {key_id}")

@@ -1,0 +1,87 @@
+"""`ocrqueue serve`: the HTTP API and web page, with embedded workers unless told otherwise."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+from typing import Annotated
+
+import typer
+import uvicorn
+from rich.console import Console
+
+from ocrqueue.api import ApiContext, create_app
+from ocrqueue.api.ratelimit import RateLimiter
+from ocrqueue.cli.runtime import configure_logging, open_configured_store, open_storage, serve_metrics, task_registry
+from ocrqueue.queue import QueueConfig, Worker
+from ocrqueue.service.apikeys import ApiKeys
+from ocrqueue.settings import Settings
+
+console = Console()
+log = logging.getLogger("ocrqueue")
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def serve(
+    host: Annotated[str | None, typer.Option(help="Listen address [default: settings.host, 127.0.0.1].")] = None,
+    port: Annotated[int | None, typer.Option(help="Listen port [default: settings.port, 8000].")] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Embedded task slots [default: the number of CPUs].")
+    ] = None,
+    no_workers: Annotated[
+        bool, typer.Option("--no-workers", help="API and web page only (workers run elsewhere).")
+    ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+) -> None:
+    """Run the API, the web page and (unless --no-workers) workers, on the configured database.
+
+    With no API key created the service listens on 127.0.0.1 only.
+    Examples: ocrqueue serve | ocrqueue serve --host 0.0.0.0 --no-workers
+    """
+    configure_logging(verbose)
+    settings = Settings()
+    store = open_configured_store(settings)
+    storage = open_storage(settings)
+    keys = ApiKeys(settings.resolved_database_url)
+    listen_host = host or settings.host
+    if not _is_loopback(listen_host) and not keys.any_active():
+        console.print(
+            f"[yellow]no API key exists, so ocrqueue listens on 127.0.0.1 only, not {listen_host}; "
+            "create one with `ocrqueue keys create --tenant NAME` to serve other machines[/yellow]"
+        )
+        listen_host = "127.0.0.1"
+    listen_port = port or settings.port
+    context = ApiContext(settings, store, storage, keys, RateLimiter(settings.submit_rate_per_minute))
+    runners: list[Worker] = []
+    if not no_workers:
+        slots = workers or os.cpu_count() or 1
+        config = QueueConfig(**{**settings.queue_config().__dict__, "concurrency": slots})
+        runners.append(Worker(store, task_registry(settings), config))
+    serve_metrics(settings, store)
+    for runner in runners:
+        runner.start()
+    shown = f"[{listen_host}]" if ":" in listen_host else listen_host
+    console.print(
+        f"ocrqueue is running: open http://{shown}:{listen_port}/ "
+        f"({'no workers' if not runners else f'{runners[0].config.concurrency} task slots'}, "
+        f"database {store.backend}); Ctrl-C stops"
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(context), host=listen_host, port=listen_port, log_level="info", access_log=False)
+    )
+    try:
+        server.run()
+    finally:
+        for runner in runners:
+            runner.stop()
+        for runner in runners:
+            runner.wait_stopped(settings.shutdown_grace_seconds + 15)
+        keys.close()
+        store.close()

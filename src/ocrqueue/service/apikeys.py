@@ -1,0 +1,137 @@
+"""API keys: random tokens shown once, stored as SHA-256 hashes, each belonging to one tenant.
+
+The tokens carry 256 bits of randomness, so a fast hash is enough: there is nothing to brute-force.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from ocrqueue.queue.urls import parse_database_url
+
+TOKEN_PREFIX = "oq_"
+_CACHE_SECONDS = 5.0
+
+metadata = sa.MetaData()
+api_keys = sa.Table(
+    "ocrq_api_keys",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("tenant", sa.String(200), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("key_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("revoked_at", sa.DateTime(timezone=True)),
+)
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    id: str
+    tenant: str
+    name: str
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _aware(value: datetime) -> datetime:
+    """SQLite hands datetimes back without their zone; they were written in UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+def _key_from_row(row: Any) -> ApiKey:
+    revoked = _aware(row.revoked_at) if row.revoked_at is not None else None
+    return ApiKey(row.id, row.tenant, row.name, _aware(row.created_at), revoked)
+
+
+class ApiKeys:
+    """Create, list, revoke and check keys; `tenant_for` caches lookups for a few seconds."""
+
+    def __init__(self, database_url: str) -> None:
+        url = parse_database_url(database_url)
+        self._engine = sa.create_engine(url.sqlalchemy, pool_pre_ping=True)
+        self._lock = threading.Lock()
+        self._cache: dict[str, tuple[float, str | None]] = {}
+        self._any_cache: tuple[float, bool] | None = None
+
+    def create(self, tenant: str, name: str = "") -> tuple[ApiKey, str]:
+        """Returns the key and its token; the token is not stored and cannot be shown again."""
+        if not tenant.strip():
+            raise ValueError("a key needs a tenant name")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        key = ApiKey(secrets.token_hex(8), tenant.strip(), name, datetime.now(UTC), None)
+        with self._engine.begin() as conn:
+            conn.execute(
+                api_keys.insert().values(
+                    id=key.id, tenant=key.tenant, name=name, key_hash=_hash(token), created_at=key.created_at
+                )
+            )
+        self._forget_cache()
+        return key, token
+
+    def list(self) -> list[ApiKey]:
+        query = sa.select(
+            api_keys.c.id, api_keys.c.tenant, api_keys.c.name, api_keys.c.created_at, api_keys.c.revoked_at
+        ).order_by(api_keys.c.created_at)
+        with self._engine.connect() as conn:
+            return [_key_from_row(row) for row in conn.execute(query)]
+
+    def revoke(self, key_id: str) -> bool:
+        with self._engine.begin() as conn:
+            changed = conn.execute(
+                api_keys.update()
+                .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
+                .values(revoked_at=datetime.now(UTC))
+            ).rowcount
+        self._forget_cache()
+        return changed > 0
+
+    def any_active(self) -> bool:
+        """Whether auth is on: true as soon as one unrevoked key exists."""
+        with self._lock:
+            if self._any_cache and time.monotonic() - self._any_cache[0] < _CACHE_SECONDS:
+                return self._any_cache[1]
+        query = sa.select(sa.func.count()).select_from(api_keys).where(api_keys.c.revoked_at.is_(None))
+        with self._engine.connect() as conn:
+            active = bool(conn.execute(query).scalar_one())
+        with self._lock:
+            self._any_cache = (time.monotonic(), active)
+        return active
+
+    def tenant_for(self, token: str) -> str | None:
+        """The tenant of an active key, or None; compares hashes in constant time."""
+        digest = _hash(token)
+        with self._lock:
+            cached = self._cache.get(digest)
+            if cached and time.monotonic() - cached[0] < _CACHE_SECONDS:
+                return cached[1]
+        query = sa.select(api_keys.c.tenant, api_keys.c.key_hash).where(
+            api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None)
+        )
+        with self._engine.connect() as conn:
+            row = conn.execute(query).first()
+        tenant = row.tenant if row is not None and hmac.compare_digest(row.key_hash, digest) else None
+        with self._lock:
+            self._cache[digest] = (time.monotonic(), tenant)
+        return tenant
+
+    def _forget_cache(self) -> None:
+        with self._lock:
+            self._cache.clear()
+            self._any_cache = None
+
+    def close(self) -> None:
+        self._engine.dispose()
