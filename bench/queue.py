@@ -367,23 +367,42 @@ def reference_process(db: str, threads: int, batch: int, ready: Any, go: Any, st
                     },
                 )
 
+            # Follow whichever statements the driver has: the set-based ones (one statement for
+            # all rows: COMPLETE_MANY, CLAIMED_EVENTS, FINISHED_EVENTS) or one statement per row.
+            set_based = all(hasattr(lite_sql, n) for n in ("COMPLETE_MANY", "CLAIMED_EVENTS", "FINISHED_EVENTS"))
+
+            def claimed_events(rows: list[Any]) -> None:
+                if set_based:
+                    conn.execute(lite_sql.CLAIMED_EVENTS, {"ids": json.dumps([r[0] for r in rows])})
+                else:
+                    for r in rows:
+                        event("claimed", r[0], r[7], r[9])
+
+            def complete(rows: list[Any]) -> int:
+                if set_based:
+                    items = json.dumps([[r[0], r[9], "null"] for r in rows])
+                    finished = conn.execute(lite_sql.COMPLETE_MANY, {"items": items}).fetchall()
+                    conn.execute(lite_sql.FINISHED_EVENTS, {"ids": json.dumps([f[0] for f in finished])})
+                    return len(finished)
+                for r in rows:
+                    fin = conn.execute(lite_sql.COMPLETE, {"id": r[0], "token": r[9], "result": "null"}).fetchone()
+                    event(fin[1], fin[0], fin[2], fin[3])
+                return len(rows)
+
             def loop() -> int:
                 done = 0
                 while True:
                     conn.execute("BEGIN IMMEDIATE")
                     rows = conn.execute(lite_sql.CLAIM_KINDS, claim_params).fetchall()
-                    for r in rows:
-                        event("claimed", r[0], r[7], r[9])
+                    if rows:
+                        claimed_events(rows)
                     conn.execute("COMMIT")
                     if not rows:
                         if conn.execute("SELECT 1 FROM ocrq_tasks WHERE status = 'pending' LIMIT 1").fetchone():
                             continue
                         return done
                     conn.execute("BEGIN IMMEDIATE")
-                    for r in rows:
-                        fin = conn.execute(lite_sql.COMPLETE, {"id": r[0], "token": r[9], "result": "null"}).fetchone()
-                        event(fin[1], fin[0], fin[2], fin[3])
-                        done += 1
+                    done += complete(rows)
                     conn.execute("COMMIT")
 
             return loop
