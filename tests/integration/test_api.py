@@ -266,3 +266,22 @@ def test_health_readiness_and_metrics(service: Service) -> None:
         metrics = client.get("/metrics")
         assert metrics.status_code == 200 and "python_info" in metrics.text
         assert client.get("/openapi.json").json()["paths"]["/api/v1/tasks"]["post"]
+
+
+def test_the_task_list_stream_reports_new_and_changed_tasks(service: Service) -> None:
+    with service.client() as client:
+        first = upload(client).json()
+        seen: list[tuple[str, str]] = []
+        with client.stream("GET", "/api/v1/tasks/events") as stream:
+            name = None
+            for line in stream.iter_lines():
+                if line.startswith("event: "):
+                    name = line.removeprefix("event: ")
+                elif line.startswith("data: ") and name == "task":
+                    body = json.loads(line.removeprefix("data: "))
+                    seen.append((body["id"], body["status"]))
+                    if len(seen) == 1:
+                        client.post(f"/api/v1/tasks/{first['id']}/cancel")
+                    if (first["id"], "cancelled") in seen:
+                        break
+    assert seen[0] == (first["id"], "pending") and seen[-1] == (first["id"], "cancelled")

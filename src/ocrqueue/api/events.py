@@ -45,3 +45,29 @@ async def task_event_stream(request: Request, store: Store, task: Task) -> Async
                 idle = 0.0
                 yield ": keep-alive\n\n"
     yield _frame("end", task)
+
+
+LIST_POLL_SECONDS = 1.0
+LIST_WINDOW = 100
+
+
+async def tasks_event_stream(request: Request, store: Store, tenant: str | None) -> AsyncIterator[str]:
+    """The caller's newest tasks: a `task` event whenever one appears or changes, `deleted` when one goes."""
+    yield "retry: 2000\n\n"
+    seen: dict[str, object] = {}
+    idle = 0.0
+    while not await request.is_disconnected():
+        page = await run_in_threadpool(store.list_tasks, tenant=tenant, limit=LIST_WINDOW)
+        current = {task.id: task for task in page.tasks}
+        changed = [task for task in reversed(page.tasks) if seen.get(task.id) != task.updated_at]
+        for task in changed:
+            yield _frame("task", task)
+        for gone in [task_id for task_id in seen if task_id not in current]:
+            if await run_in_threadpool(store.get, gone) is None:
+                yield f"event: deleted\ndata: {json.dumps({'id': gone})}\n\n"
+        seen = {task_id: task.updated_at for task_id, task in current.items()}
+        idle = 0.0 if changed else idle + LIST_POLL_SECONDS
+        if idle >= KEEPALIVE_SECONDS:
+            idle = 0.0
+            yield ": keep-alive\n\n"
+        await asyncio.sleep(LIST_POLL_SECONDS)

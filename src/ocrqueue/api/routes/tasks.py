@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from ocrqueue.api.auth import Caller, current_caller
 from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import ApiError
-from ocrqueue.api.events import task_event_stream
+from ocrqueue.api.events import task_event_stream, tasks_event_stream
 from ocrqueue.api.schemas import ErrorOut, TaskListOut, TaskOut, task_out
 from ocrqueue.documents import DocumentError, ProcessOptions, available_engines, open_document, sniff_format
 from ocrqueue.queue import Task, TaskStatus
@@ -151,6 +151,17 @@ def list_tasks(
     """Newest first; pass `next_cursor` back as `cursor` for the next page."""
     page = context.store.list_tasks(statuses=status, kinds=kind, tenant=caller.tenant, limit=limit, cursor=cursor)
     return TaskListOut(tasks=[task_out(t) for t in page.tasks], next_cursor=page.next_cursor)
+
+
+@router.get("/events", responses=_ERRORS | {200: {"content": {"text/event-stream": {}}}})
+async def follow_tasks(request: Request, caller: CallerDep) -> StreamingResponse:
+    """Server-sent events for the caller's newest 100 tasks: `task` on every change, `deleted`."""
+    context: ApiContext = request.app.state.context
+    return StreamingResponse(
+        tasks_event_stream(request, context.store, caller.tenant),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
 
 
 @router.get("/{task_id}", response_model=TaskOut, responses=_ERRORS)
