@@ -34,10 +34,10 @@ def test_hung_handler_does_not_hold_its_task_forever(store: Store, workers: Proc
 
     first = wait_for(holder, 30, 0.05, "a worker to run the task")
     assert first in hung_on
-    # 2 s leases, 0.5 s heartbeats: fifteen lease periods is more than any stall detection needs.
+    # 2 s leases, 0.5 s heartbeats: two stalled attempts in twelve lease periods.
     task = wait_for(
         lambda: (t := store.get(task_id)) is not None and t.status.terminal and t,
-        30,
+        25,
         0.1,
         "the hung task to settle",
     )
