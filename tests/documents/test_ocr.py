@@ -149,3 +149,10 @@ def test_running_header_and_footer_on_rendered_pages(samples: Samples, name: str
     assert blocks[-1].type == "footer" and cer(PAGE_FOOTER, blocks[-1].text) < 0.15
     assert PAGE_HEADER not in result.to_markdown()
     assert "Page 7" in result.to_markdown(include_headers=True)
+
+
+def test_rapidocr_engine_reads_mixed_chinese_and_english(samples: Samples) -> None:
+    pytest.importorskip("rapidocr")
+    page = run(samples.data("mixed"), engine="rapidocr").pages[0]
+    assert page.source == "rapidocr"
+    assert cer("\n".join(samples["mixed"].text), page_text(page)) < 0.03

@@ -167,7 +167,7 @@ def _table_block(
 ) -> Block:
     """Recognise each cell on its own, inset from its rules (which are painted out as well)."""
     inset = max(2, request.dpi // 50)
-    cell_request = RecognitionRequest(request.languages, "table", request.dpi)
+    cell_request = RecognitionRequest(request.languages, "cell", request.dpi)
     lines_seen: list[Line] = []
     cells = []
     for cell, empty in zip(grid.cells, grid_cells_to_points(grid, scale), strict=True):

@@ -1,7 +1,7 @@
 """The engine interface and the registry that builds one shared instance per engine name.
 
-An engine is handed an image (a whole page region or a crop) and a request saying which languages
-and which task: plain text, a table or a formula. Classic OCR engines ignore the task; a vision
+An engine is handed an image (a page region or a crop) and a request saying which languages and
+which task: text, a table cell, a whole table or a formula. Classic OCR engines ignore the task; a vision
 model engine (planned: any OpenAI-compatible VLM) turns it into its prompt and may answer with
 markup (LaTeX for formulas, HTML for tables) besides lines.
 """
@@ -18,7 +18,9 @@ from PIL import Image
 from ocrqueue.documents.errors import UnknownEngineError
 from ocrqueue.documents.model import Line
 
-Task = Literal["text", "table", "formula"]
+# "text": a text region; "cell": one table cell (short, often one line); "table": a whole table
+# (a VLM answers with HTML markup); "formula": a formula (a VLM answers with LaTeX).
+Task = Literal["text", "cell", "table", "formula"]
 
 
 @dataclass(frozen=True)

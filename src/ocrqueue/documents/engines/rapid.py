@@ -15,8 +15,13 @@ from PIL import Image
 
 from ocrqueue.documents.engines.base import EngineOutput, RecognitionRequest
 from ocrqueue.documents.errors import InvalidOptionsError
-from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.model import Line
+from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.text import join_words
+
+# A table cell crop lower than this (inches) holds one line: recognition alone reads it, without
+# the text detector, which costs most of the time on small crops.
+SINGLE_LINE_MAX_IN = 0.45
 
 
 class RapidOcrEngine:
@@ -36,14 +41,44 @@ class RapidOcrEngine:
 
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
         pixels = np.asarray(image.convert("RGB"))
+        one_line = request.task == "cell" and image.height < SINGLE_LINE_MAX_IN * request.dpi
         with self._lock:
-            result = self._ocr(pixels, use_cls=False)
+            # Parameters given to a call stick to the object: always pass use_det explicitly.
+            result = self._ocr(pixels, use_det=not one_line, use_cls=False, use_rec=True)
+        if one_line:
+            texts = [t for t in getattr(result, "txts", None) or () if t.strip()]
+            scores = [float(s) for s in getattr(result, "scores", None) or ()]
+            if not texts:
+                return EngineOutput(())
+            box = BBox(0.0, 0.0, float(image.width), float(image.height))
+            return EngineOutput((Line(texts[0].strip(), box, scores[0] if scores else None),))
         if not isinstance(result, self._output_type) or result.boxes is None:
             return EngineOutput(())
-        lines = []
+        pieces = []
         for quad, text, score in zip(result.boxes, result.txts or (), result.scores or (), strict=False):
             xs, ys = [float(p[0]) for p in quad], [float(p[1]) for p in quad]
             if text.strip():
-                lines.append(Line(text.strip(), BBox(min(xs), min(ys), max(xs), max(ys)), float(score)))
-        lines.sort(key=lambda ln: (ln.bbox.y0, ln.bbox.x0))
+                pieces.append(Line(text.strip(), BBox(min(xs), min(ys), max(xs), max(ys)), float(score)))
+        lines = _rows(pieces)
         return EngineOutput(tuple(lines))
+
+
+def _rows(pieces: list[Line]) -> list[Line]:
+    """The detector returns text pieces; pieces that share most of their height form one line."""
+    rows: list[list[Line]] = []
+    for piece in sorted(pieces, key=lambda p: p.bbox.cy):
+        row = rows[-1] if rows else None
+        if row is not None:
+            top, bottom = max(p.bbox.y0 for p in row), min(p.bbox.y1 for p in row)
+            overlap = min(bottom, piece.bbox.y1) - max(top, piece.bbox.y0)
+            if overlap > 0.5 * min(piece.bbox.height, bottom - top):
+                row.append(piece)
+                continue
+        rows.append([piece])
+    out = []
+    for row in rows:
+        row.sort(key=lambda p: p.bbox.x0)
+        conf = sum((p.confidence or 0.0) * len(p.text) for p in row) / sum(len(p.text) for p in row)
+        words = tuple(Word(p.text, p.bbox, p.confidence) for p in row)
+        out.append(Line(join_words([p.text for p in row]), union(p.bbox for p in row), conf, words))
+    return out

@@ -31,6 +31,7 @@ TESSDATA_CANDIDATES = (
 )
 
 _PSM_FOR_TASK = {
+    "cell": tesserocr.PSM.SINGLE_BLOCK,
     "text": tesserocr.PSM.SINGLE_COLUMN,
     "table": tesserocr.PSM.SINGLE_BLOCK,
     "formula": tesserocr.PSM.SINGLE_BLOCK,
