@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import socket
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -258,17 +259,21 @@ def test_missing_bucket_is_a_storage_error_not_a_missing_object(s3: S3Server) ->
     assert caught.value.code == "NoSuchBucket"
 
 
-def test_unreachable_server_is_transient_for_the_queue() -> None:
-    storage = S3Storage(
-        "bucket",
-        endpoint_url="http://127.0.0.1:9",  # discard port: nothing listens
-        region=REGION,
-        access_key=ACCESS_KEY,
-        secret_key=SECRET_KEY,
-        max_attempts=1,
-    )
-    with pytest.raises(S3UnavailableError) as caught:
-        storage.put("uploads/x", b"x")
+def test_unreachable_server_is_transient_for_the_queue(s3: S3Server) -> None:
+    with socket.socket() as bound_not_listening:  # connections to it are refused at once
+        bound_not_listening.bind(("127.0.0.1", 0))
+        port = bound_not_listening.getsockname()[1]
+        storage = S3Storage(
+            "bucket",
+            endpoint_url=f"http://127.0.0.1:{port}",
+            region=REGION,
+            access_key=ACCESS_KEY,
+            secret_key=SECRET_KEY,
+            max_attempts=1,
+            session=s3.session,
+        )
+        with pytest.raises(S3UnavailableError) as caught:
+            storage.put("uploads/x", b"x")
     assert isinstance(caught.value, ConnectionError)
     assert classify(caught.value).kind is ErrorKind.TRANSIENT
 
