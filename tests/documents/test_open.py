@@ -93,6 +93,13 @@ def test_pdf_render_dpi_is_lowered_to_fit_pixel_limit(samples: Samples) -> None:
     assert info.value.code == "too_many_pixels"
 
 
+def test_render_dpi_limit_caps_the_requested_dpi(samples: Samples) -> None:
+    with open_document(samples.data("scanned_pdf"), DocumentLimits(render_dpi=100)) as doc:
+        (result,) = [process_page(page, ProcessOptions(mode="ocr", dpi=300)) for page in doc.pages()]
+    assert result.dpi == 100
+    assert "rendered at 100 dpi instead of 300" in result.warnings[0]
+
+
 def test_page_count_and_tiff_frames(samples: Samples) -> None:
     with open_document(samples.data("multipage_tiff")) as doc:
         assert doc.page_count == 2

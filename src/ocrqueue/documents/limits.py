@@ -7,7 +7,11 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class DocumentLimits:
-    """Hard limits checked while opening and rendering; exceeding one raises a DocumentError."""
+    """Hard limits checked while opening and rendering; exceeding one raises a DocumentError.
+
+    ``render_dpi`` is the highest resolution a PDF page is rendered at for OCR (a request for more
+    is lowered, with a page warning); ``max_pixels_per_page`` can lower it further for big pages.
+    """
 
     max_file_bytes: int = 200 * 1024 * 1024
     max_pages: int = 2000

@@ -67,7 +67,7 @@ def from_ocr(
 ) -> PageResult:
     raster = page.render(dpi)
     if raster.lowered_from is not None:
-        warnings.append(f"rendered at {raster.dpi} dpi instead of {raster.lowered_from} to stay within the pixel limit")
+        warnings.append(f"rendered at {raster.dpi} dpi instead of {raster.lowered_from} to stay within the limits")
     image, angle = deskew(raster.image, raster.dpi)
     if angle:
         warnings.append(f"straightened by {angle:.2f} degrees")

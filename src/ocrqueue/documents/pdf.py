@@ -99,7 +99,9 @@ class PdfPage:
             self._page.close()
 
     def _fit_dpi(self, dpi: int) -> int:
-        """Lower the DPI for oversized pages so the bitmap stays within the pixel limit."""
+        """Cap the DPI at the configured maximum, and lower it for oversized pages so the bitmap
+        stays within the pixel limit."""
+        dpi = min(dpi, self._limits.render_dpi)
         area_in2 = (self.width / 72) * (self.height / 72)
         if area_in2 <= 0:
             raise PageRenderError(f"page {self._index + 1} has no area")
