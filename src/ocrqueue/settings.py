@@ -34,6 +34,10 @@ class Settings(BaseSettings):
         default=None,
         description="Uploads and results; unset means `storage` inside data_dir. A shared mount for many machines.",
     )
+    storage_url: str | None = Field(
+        default=None,
+        description="Object storage instead of storage_dir: s3://bucket/prefix?endpoint=URL&region=NAME.",
+    )
     max_upload_bytes: int = Field(default=200 * 1024 * 1024, ge=1, description="Largest accepted file.")
     max_pages: int = Field(default=2000, ge=1, description="Most pages accepted in one document.")
     max_pixels_per_page: int = Field(

@@ -15,7 +15,8 @@ from ocrqueue.queue.metrics import QueueDepthCollector
 from ocrqueue.service.kinds import build_registry
 from ocrqueue.service.schema import upgrade_all
 from ocrqueue.settings import Settings
-from ocrqueue.storage import LocalStorage, Storage
+from ocrqueue.storage import Storage
+from ocrqueue.storage.s3 import open_storage_url
 
 
 def configure_logging(verbose: bool) -> None:
@@ -46,7 +47,8 @@ def open_configured_store(settings: Settings) -> Store:
 
 
 def open_storage(settings: Settings) -> Storage:
-    return LocalStorage(settings.resolved_storage_dir)
+    """S3-compatible storage when storage_url is set, else the storage directory."""
+    return open_storage_url(settings.storage_url, settings.resolved_storage_dir)
 
 
 def task_registry(settings: Settings) -> Registry:
