@@ -35,9 +35,6 @@ class BBox(NamedTuple):
     def scaled(self, factor: float) -> BBox:
         return BBox(self.x0 * factor, self.y0 * factor, self.x1 * factor, self.y1 * factor)
 
-    def rounded(self, ndigits: int = 2) -> BBox:
-        return BBox(*(round(v, ndigits) for v in self))
-
     def intersection(self, other: BBox) -> float:
         w = min(self.x1, other.x1) - max(self.x0, other.x0)
         h = min(self.y1, other.y1) - max(self.y0, other.y0)

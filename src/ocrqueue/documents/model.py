@@ -192,10 +192,6 @@ class PageResult:
     warnings: tuple[str, ...] = ()
     images: dict[str, bytes] = field(default_factory=dict, compare=False)
 
-    @property
-    def text(self) -> str:
-        return "\n".join(b.text for b in self.blocks if b.text)
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 _CJK_RANGES = (
     (0x3000, 0x303F),  # CJK punctuation
     (0x3400, 0x4DBF),
@@ -30,12 +27,3 @@ def join_words(words: list[str]) -> str:
             out += " "
         out += word
     return out
-
-
-_SPACES = re.compile(r"\s+")
-
-
-def normalize(text: str) -> str:
-    """NFKC, one space between words, none around CJK: the form used for comparisons and CER."""
-    text = unicodedata.normalize("NFKC", text)
-    return join_words(_SPACES.split(text.strip()))
