@@ -13,6 +13,7 @@ import threading
 import numpy as np
 from PIL import Image
 
+from ocrqueue.documents.cpus import usable_cpus
 from ocrqueue.documents.engines.base import EngineOutput, RecognitionRequest
 from ocrqueue.documents.errors import InvalidOptionsError
 from ocrqueue.documents.geometry import BBox, union
@@ -36,7 +37,15 @@ class RapidOcrEngine:
                 "the rapidocr engine is not installed (pip install 'ocrqueue[rapidocr]')"
             ) from exc
         self._output_type = RapidOCROutput
-        self._ocr = RapidOCR(params={"Global.use_cls": False, "Global.log_level": "error"})
+        self._ocr = RapidOCR(
+            params={
+                "Global.use_cls": False,
+                "Global.log_level": "error",
+                # Threads for the cores this process may use, not the host's (see layout/model.py).
+                "EngineConfig.onnxruntime.intra_op_num_threads": usable_cpus(),
+                "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+            }
+        )
         self._lock = threading.Lock()
 
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
