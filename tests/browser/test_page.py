@@ -1,0 +1,278 @@
+"""The web page end to end: upload, live list, result viewer, cancel, retry, delete, hostile text, API keys."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from browser_service import Service
+from data.generate import HOSTILE, PdfBuilder, born_digital_pdf
+from playwright.sync_api import Page, expect
+
+expect.set_options(timeout=20_000)
+
+REPORT = born_digital_pdf(pages=3)
+Snap = Callable[[str], None]
+
+
+def pdf_file(name: str, data: bytes) -> dict[str, Any]:
+    return {"name": name, "mimeType": "application/pdf", "buffer": data}
+
+
+def row(page: Page, filename: str) -> Any:
+    return page.locator("#task-rows tr", has=page.get_by_role("link", name=filename, exact=True))
+
+
+def open_task(page: Page, filename: str) -> None:
+    row(page, filename).get_by_role("link", name=filename, exact=True).click()
+    expect(page.locator("#detail-title")).to_have_text(filename)
+
+
+def test_upload_runs_to_a_result_with_boxes_linked_to_the_text(page: Page, service: Service, snap: Snap) -> None:
+    service.start_worker()
+    page.goto("/")
+    expect(page.locator("#live-status")).to_have_text("Live")
+    page.set_input_files("#file-input", [pdf_file("report.pdf", REPORT), pdf_file("short.pdf", born_digital_pdf(1))])
+    uploads = page.locator("#uploads li")
+    expect(uploads).to_have_count(2)
+    for item in uploads.all():
+        expect(item).to_have_attribute("data-state", "done")
+        expect(item.locator("progress")).to_have_js_property("value", 1)
+        expect(item.locator(".upload-state")).to_contain_text("Queued")
+    report = row(page, "report.pdf")
+    expect(report.locator(".badge")).to_have_text("Completed")
+    expect(report.locator('[data-cell="pages"]')).to_have_text("3 / 3")
+    expect(report.locator('[data-cell="attempts"]')).to_have_text(re.compile(r"^1 / \d+$"))
+    expect(row(page, "short.pdf").locator(".badge")).to_have_text("Completed")
+    snap("list")
+
+    open_task(page, "report.pdf")
+    expect(page.locator("#detail-live")).to_have_text("Finished")
+    expect(page.locator("#page-label")).to_have_text("Page 1 of 3")
+    expect(page.locator("#page-image")).to_have_js_property("complete", True)
+    page.wait_for_function("() => document.querySelector('#page-image').naturalWidth > 0")
+    markdown = page.locator("#markdown")
+    expect(markdown.locator("h1").first).to_have_text("Supplier Invoices")
+    expect(page.locator("#page-boxes .box")).to_have_count(6)
+
+    # The boxes are the JSON's point boxes scaled onto the rendered page image.
+    title = page.locator('#page-boxes .box[data-type="title"]')
+    image_box = page.locator("#page-image").bounding_box()
+    title_box = title.bounding_box()
+    assert image_box and title_box
+    scale = image_box["width"] / 595.0
+    assert abs(title_box["x"] - image_box["x"] - 73 * scale) < 3
+    assert abs(title_box["y"] - image_box["y"] - 81 * scale) < 3
+
+    title.click()
+    expect(title).to_have_attribute("aria-pressed", "true")
+    expect(markdown.locator(".highlight")).to_have_text("Supplier Invoices")
+    page.locator('#page-boxes .box[data-type="list"]').click()
+    expect(markdown.locator(".highlight")).to_have_text("firstsecond")
+    expect(markdown.locator(".highlight li")).to_have_count(2)
+    snap("viewer")
+
+    # And the other way round: clicking text on page 3 turns to page 3 and marks its box.
+    markdown.locator("table").click()
+    expect(page.locator("#page-label")).to_have_text("Page 3 of 3")
+    expect(page.locator('#page-boxes .box.selected[data-type="table"]')).to_have_count(1)
+    expect(markdown.locator("table td").first).to_have_text("Apples")
+
+    page.get_by_role("tab", name="JSON").click()
+    expect(page.locator("#json-view")).to_contain_text('"schema_version": "1.0"')
+    expect(page.locator("#panel-document")).to_be_hidden()
+    with page.expect_download() as download_info:
+        page.get_by_role("button", name="Download Markdown").click()
+    download = download_info.value
+    assert download.suggested_filename == "report.md"
+    assert "Supplier Invoices" in download.path().read_text(encoding="utf-8")
+    with page.expect_download() as download_info:
+        page.get_by_role("button", name="Download JSON").click()
+    assert download_info.value.suggested_filename == "report.json"
+    page.get_by_role("link", name="← All tasks").click()
+    expect(page.locator("#task-rows tr")).to_have_count(2)
+
+
+def test_cancelling_a_pending_task_ends_its_live_view(page: Page, service: Service) -> None:
+    page.goto("/")
+    page.set_input_files("#file-input", [pdf_file("waiting.pdf", REPORT)])
+    page.locator("#uploads").get_by_role("link", name="view task").click()
+    expect(page.locator("#detail-status")).to_have_text("Pending")
+    expect(page.locator("#detail-view")).to_have_attribute("data-live", "true")
+    expect(page.locator("#detail-live")).to_have_text("Live")
+    page.locator("#detail-actions").get_by_role("button", name="Cancel").click()
+    expect(page.locator("#detail-status")).to_have_text("Cancelled")
+    expect(page.locator("#detail-view")).to_have_attribute("data-live", "false")
+    expect(page.locator("#detail-live")).to_have_text("Finished")
+    expect(page.locator("#detail-error")).to_contain_text("Cancelled")
+    expect(page.locator("#detail-actions").get_by_role("button", name="Cancel")).to_be_hidden()
+    expect(page.locator("#detail-actions").get_by_role("button", name="Download Markdown")).to_be_hidden()
+    page.get_by_role("link", name="← All tasks").click()
+    expect(row(page, "waiting.pdf").locator(".badge")).to_have_text("Cancelled")
+
+
+def test_a_dead_lettered_task_shows_why_and_can_be_retried(page: Page, service: Service) -> None:
+    service.start_worker()
+    page.goto("/")
+    page.set_input_files("#file-input", [pdf_file("locked.pdf", PdfBuilder().build(encrypt=True))])
+    locked = row(page, "locked.pdf")
+    expect(locked.locator(".badge")).to_have_text("Failed")
+    expect(locked.locator('[data-cell="info"]')).to_contain_text("PDF is encrypted")
+    open_task(page, "locked.pdf")
+    expect(page.locator("#detail-error")).to_contain_text("Failed: PDF is encrypted")
+    expect(page.locator("#detail-live")).to_have_text("Finished")
+    service.stop_workers()
+    page.locator("#detail-actions").get_by_role("button", name="Retry").click()
+    expect(page.locator("#detail-status")).to_have_text("Pending")
+    expect(page.locator("#detail-view")).to_have_attribute("data-live", "true")
+    expect(page.locator("#detail-error")).to_contain_text("Last attempt failed: PDF is encrypted")
+    expect(page.locator("#detail-error")).to_contain_text("it will run again")
+    page.get_by_role("link", name="← All tasks").click()
+    page.get_by_role("button", name="Completed", exact=True).click()
+    expect(locked).to_be_hidden()
+    expect(page.locator("#empty-tasks")).to_have_text("No tasks with this status.")
+    page.get_by_role("button", name="Pending", exact=True).click()
+    expect(locked.locator(".badge")).to_have_text("Pending")
+
+
+def test_delete_asks_first_then_removes_the_task(page: Page, service: Service) -> None:
+    with service.client() as client:
+        doomed = client.post("/api/v1/tasks", files={"file": ("doomed.pdf", REPORT, "application/pdf")}).json()
+        kept = client.post("/api/v1/tasks", files={"file": ("kept.pdf", born_digital_pdf(1), "application/pdf")}).json()
+    page.goto("/")
+    expect(page.locator("#task-rows tr")).to_have_count(2)
+    row(page, "doomed.pdf").get_by_role("button", name="Delete doomed.pdf").click()
+    dialog = page.locator("#confirm-dialog")
+    expect(dialog).to_be_visible()
+    dialog.get_by_role("button", name="Keep").click()
+    expect(row(page, "doomed.pdf")).to_have_count(1)
+    row(page, "doomed.pdf").get_by_role("button", name="Delete doomed.pdf").click()
+    dialog.get_by_role("button", name="Delete").click()
+    expect(row(page, "doomed.pdf")).to_have_count(0)
+    expect(page.locator("#notice")).to_contain_text("Deleted doomed.pdf")
+    with service.client() as client:
+        assert client.get(f"/api/v1/tasks/{doomed['id']}").status_code == 404
+        assert client.get(f"/api/v1/tasks/{kept['id']}").status_code == 200
+
+
+HOSTILE_LINES = [
+    '<img src=x onerror="window.__xss=1">',
+    "<table><tr><td><img src=x onerror=window.__xss=2>cell</td></tr></table>",
+    "[click](javascript:window.__xss=3) ![x](https://example.invalid/x.png)",
+]
+TRAP = "window.__xss = undefined; window.__dialogs = 0;"
+
+
+def test_hostile_document_text_shows_as_text_and_runs_nothing(page: Page, service: Service) -> None:
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.add_init_script(TRAP)
+    hostile = PdfBuilder()
+    hostile.add_page([PdfBuilder.text(72, 100 + 30 * i, 11, line) for i, line in enumerate(HOSTILE_LINES)])
+    service.start_worker()
+    page.goto("/")
+    page.set_input_files("#file-input", [pdf_file("hostile.pdf", hostile.build()), pdf_file("born.pdf", REPORT)])
+    expect(row(page, "hostile.pdf").locator(".badge")).to_have_text("Completed")
+    expect(row(page, "born.pdf").locator(".badge")).to_have_text("Completed")
+
+    open_task(page, "born.pdf")
+    markdown = page.locator("#markdown")
+    expect(markdown.get_by_text(HOSTILE, exact=True)).to_have_count(1)
+    page.get_by_role("link", name="← All tasks").click()
+    open_task(page, "hostile.pdf")
+    for line in HOSTILE_LINES:
+        expect(markdown.get_by_text(line, exact=True)).to_have_count(1)
+    assert markdown.locator("script, img, b, a, iframe, [onerror]").count() == 0
+    expect(page.locator("#source-view")).to_contain_text("onerror")
+
+    # The renderer on its own, fed raw hostile Markdown the pipeline would never write.
+    built = page.evaluate(
+        """async () => {
+            const { renderMarkdown } = await import('/markdown.js');
+            const md = [
+              '# <img src=x onerror="window.__xss=4">',
+              '<table><tr><td colspan="2" onclick="window.__xss=5"><b>bold</b>'
+              + '<img src=x onerror="window.__xss=6"></td></tr><tr><td>a</td><td>b</td></tr></table>',
+              '<script>window.__xss=7</script>',
+              '[a](javascript:window.__xss=8) [b](https://example.invalid/) ![c](../../etc/passwd)',
+              '![fig](imgs/page1-figure1.png)',
+              '$$x < y$$',
+            ].join('\\n\\n');
+            const requested = [];
+            const box = document.createElement('div');
+            box.append(renderMarkdown(md, { loadAsset: (name) => { requested.push(name);
+                                                               return Promise.reject(new Error('no')); } }));
+            document.body.append(box);
+            await new Promise((r) => setTimeout(r, 300));
+            const tags = [...box.querySelectorAll('*')].map((n) => n.tagName.toLowerCase());
+            const attrs = [...box.querySelectorAll('*')].flatMap((n) => [...n.attributes].map((a) => a.name));
+            const links = [...box.querySelectorAll('a')].map((a) => a.getAttribute('href'));
+            const td = box.querySelector('td');
+            return { tags: [...new Set(tags)].sort(), attrs: [...new Set(attrs)].sort(), links, requested,
+                     text: box.textContent, colspan: td.colSpan, cell: td.textContent };
+        }"""
+    )
+    assert set(built["tags"]) <= {"h1", "div", "table", "tr", "td", "p", "a", "span", "pre", "code"}, built
+    assert set(built["attrs"]) <= {"class", "colspan", "href", "rel", "target"}, built
+    assert built["links"] == ["https://example.invalid/"]
+    assert built["requested"] == ["imgs/page1-figure1.png"]
+    assert built["colspan"] == 2 and built["cell"] == "bold"
+    assert '<img src=x onerror="window.__xss=4">' in built["text"]
+    assert "<script>window.__xss=7</script>" in built["text"]
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.__xss") is None
+    assert dialogs == []
+
+
+def test_with_api_keys_the_page_asks_for_one_and_then_works(page: Page, service: Service) -> None:
+    _, token = service.keys.create("team-a")
+    with service.client(token) as client:
+        client.post("/api/v1/tasks", files={"file": ("earlier.pdf", REPORT, "application/pdf")})
+    page.goto("/")
+    dialog = page.locator("#key-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("This server needs an API key.")
+    expect(page.locator("#live-status")).to_have_text("Needs an API key")
+    page.fill("#key-input", "oq_not_a_key")
+    dialog.get_by_role("button", name="Save").click()
+    expect(dialog).to_contain_text("The API key was refused")
+    page.fill("#key-input", token)
+    dialog.get_by_role("button", name="Save").click()
+    expect(dialog).to_be_hidden()
+    expect(row(page, "earlier.pdf").locator(".badge")).to_have_text("Pending")
+    expect(page.locator("#live-status")).to_have_text("Live")
+    page.set_input_files("#file-input", [pdf_file("mine.pdf", born_digital_pdf(1))])
+    expect(page.locator("#uploads li .upload-state")).to_contain_text("Queued")
+    expect(row(page, "mine.pdf").locator(".badge")).to_have_text("Pending")
+    page.reload()
+    expect(page.locator("#task-rows tr")).to_have_count(2)
+    expect(dialog).to_be_hidden()
+    assert page.evaluate("localStorage.getItem('ocrqueue.apiKey')") == token
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}])
+def test_a_narrow_screen_gets_a_single_column_without_sideways_scrolling(
+    page: Page, service: Service, snap: Snap
+) -> None:
+    service.start_worker()
+    with service.client() as client:
+        task = client.post(
+            "/api/v1/tasks", files={"file": ("a-rather-long-file-name-for-a-phone.pdf", REPORT, "application/pdf")}
+        ).json()
+    service.wait_status(task["id"], "completed")
+    page.goto("/")
+    expect(page.locator("#task-rows tr .badge")).to_have_text("Completed")
+    overflow = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    assert page.evaluate(overflow) <= 0
+    snap("list")
+    page.goto(f"/#/task/{task['id']}")
+    expect(page.locator("#markdown h1").first).to_have_text("Supplier Invoices")
+    page.wait_for_function("() => document.querySelector('#page-image').naturalWidth > 0")
+    assert page.evaluate(overflow) <= 0
+    image = page.locator("#page-image").bounding_box()
+    text = page.locator("#markdown").bounding_box()
+    assert image and text and text["y"] >= image["y"] + image["height"] - 1, "text goes below the page image"
+    assert re.fullmatch(r"Page 1 of 3", page.locator("#page-label").inner_text())
