@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from browser_service import Service
-from data.generate import HOSTILE, PdfBuilder, born_digital_pdf
+from data.generate import HOSTILE, PdfBuilder, born_digital_pdf, figure_pdf
 from playwright.sync_api import Page, expect
 
 expect.set_options(timeout=20_000)
@@ -95,9 +95,25 @@ def test_upload_runs_to_a_result_with_boxes_linked_to_the_text(page: Page, servi
     expect(page.locator("#task-rows tr")).to_have_count(2)
 
 
+def drop_files(page: Page, files: dict[str, bytes]) -> None:
+    """Drops files onto the drop zone the way a file manager does: a drop event carrying a DataTransfer."""
+    page.locator("#drop-zone").evaluate(
+        """(zone, files) => {
+            const transfer = new DataTransfer();
+            for (const [name, bytes] of Object.entries(files)) {
+              transfer.items.add(new File([new Uint8Array(bytes)], name, { type: "application/pdf" }));
+            }
+            for (const type of ["dragenter", "dragover", "drop"]) {
+              zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+            }
+        }""",
+        {name: list(data) for name, data in files.items()},
+    )
+
+
 def test_cancelling_a_pending_task_ends_its_live_view(page: Page, service: Service) -> None:
     page.goto("/")
-    page.set_input_files("#file-input", [pdf_file("waiting.pdf", REPORT)])
+    drop_files(page, {"waiting.pdf": REPORT})
     page.locator("#uploads").get_by_role("link", name="view task").click()
     expect(page.locator("#detail-status")).to_have_text("Pending")
     expect(page.locator("#detail-view")).to_have_attribute("data-live", "true")
@@ -276,3 +292,25 @@ def test_a_narrow_screen_gets_a_single_column_without_sideways_scrolling(
     text = page.locator("#markdown").bounding_box()
     assert image and text and text["y"] >= image["y"] + image["height"] - 1, "text goes below the page image"
     assert re.fullmatch(r"Page 1 of 3", page.locator("#page-label").inner_text())
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+@pytest.mark.xfail(
+    strict=True,
+    reason="API: the pipeline names figure crops 'page1-figure1.png' (no imgs/ prefix) and stores them as "
+    "results/<id>/page1-figure1.png, but GET /tasks/{id}/assets/{name} only accepts 'imgs/...': every figure is 404",
+)
+def test_figures_show_in_the_rendered_markdown(page: Page, service: Service) -> None:
+    service.start_worker()
+    page.goto("/")
+    page.set_input_files("#file-input", [pdf_file("chart.pdf", figure_pdf())])
+    expect(row(page, "chart.pdf").locator(".badge")).to_have_text("Completed", timeout=60_000)
+    open_task(page, "chart.pdf")
+    page.locator('#page-boxes .box[data-type="figure"]').click()
+    expect(page.locator("#markdown .highlight .md-image")).to_have_count(1)
+    settled = """() => {
+        const figure = document.querySelector('#markdown .md-image'), img = figure?.querySelector('img');
+        return (img && img.naturalWidth > 0) || (figure && !img);
+    }"""
+    page.wait_for_function(settled)
+    expect(page.locator("#markdown .md-image img")).to_have_count(1, timeout=1_000)
