@@ -906,6 +906,7 @@ function start() {
   setupUpload();
   setupDetail();
   setupHint();
+  updateEmpty();
   window.addEventListener("hashchange", route);
   route();
   restart({ reopen: false });
