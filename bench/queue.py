@@ -255,11 +255,15 @@ def worker_process(
     real_claim = store.claim
     gate = {"open": False}
 
-    def gated_claim(*args: Any, **kwargs: Any) -> Any:
+    multiplier = int(config.pop("claim_multiplier", 1))
+
+    def gated_claim(worker_id: str, limit: int, *args: Any, **kwargs: Any) -> Any:
         if not gate["open"]:
             go.wait()
             gate["open"] = True
-        return real_claim(*args, **kwargs)
+        # --claim-multiplier (an experiment, not the library's behaviour): ask for K times the
+        # free slots; the surplus waits in the worker's inbox, leased, like a prefetch would.
+        return real_claim(worker_id, limit * multiplier, *args, **kwargs)
 
     calls: dict[str, list[float]] = {"claim": [0, 0, 0.0], "complete_many": [0, 0, 0.0]}  # calls, rows, seconds
 
@@ -610,6 +614,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--heartbeat-seconds", type=float, default=5.0)
     ap.add_argument("--lease-seconds", type=float, default=20.0)
     ap.add_argument(
+        "--claim-multiplier",
+        type=int,
+        default=1,
+        help="experiment: each claim asks for K x the free slots (estimates a prefetch; not the library's behaviour)",
+    )
+    ap.add_argument(
         "--phases",
         default="enqueue,drain,pickup,reference",
         help="comma-separated subset of enqueue,drain,pickup,reference",
@@ -647,6 +657,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "poll_seconds": args.poll_seconds,
         "heartbeat_seconds": args.heartbeat_seconds,
         "lease_seconds": args.lease_seconds,
+        "claim_multiplier": args.claim_multiplier,
     }
     nan = float("nan")
     out: dict[str, Any] = {
@@ -777,6 +788,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "poll_seconds": args.poll_seconds,
             "heartbeat_seconds": args.heartbeat_seconds,
             "lease_seconds": args.lease_seconds,
+            "claim_multiplier": args.claim_multiplier,
             "quick": args.quick,
             "server": server,
             "python": platform.python_version(),
@@ -901,6 +913,8 @@ def report(out: dict[str, Any], notes: dict[str, Any]) -> None:
         f"concurrency={out['concurrency']}, processes={out['processes']}, {out['cpus']} CPUs, "
         f"queue code {out.get('git_head', '?')}{dirty} ({out['queue_src_sha1']})"
     )
+    if out.get("claim_multiplier", 1) != 1:
+        title += f", EXPERIMENT: claims ask for {out['claim_multiplier']} x the free slots"
     try:
         from rich.console import Console
         from rich.table import Table
