@@ -58,7 +58,7 @@ def convert(
     languages: Languages = None,
     dpi: Dpi = None,
 ) -> None:
-    """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json and imgs/.
+    """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json and figure crops beside them.
 
     Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim
     """
@@ -81,11 +81,10 @@ def convert(
                 failed += 1
                 continue
             target = output / path.stem
-            (target / "imgs").mkdir(parents=True, exist_ok=True)
+            target.mkdir(parents=True, exist_ok=True)
             (target / f"{path.stem}.md").write_text(result.to_markdown(), encoding="utf-8")
             (target / f"{path.stem}.json").write_text(result.to_json(indent=2), encoding="utf-8")
             for name, data in result.images.items():
-                (target / name).parent.mkdir(parents=True, exist_ok=True)
                 (target / name).write_bytes(data)
     if failed:
         raise typer.Exit(EXIT_FAILED)

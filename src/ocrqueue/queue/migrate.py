@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from alembic import command
 from ocrqueue.queue.urls import DatabaseURL, parse_database_url
 
 _ADVISORY_LOCK_KEY = 0x6F637271  # "ocrq"

@@ -20,8 +20,8 @@ def result_markdown_key(task_id: str) -> str:
 
 
 def asset_key(task_id: str, name: str) -> str:
-    """A figure crop; `name` comes from the pipeline (e.g. `imgs/page-1-figure-2.png`)."""
-    return f"{result_prefix(task_id)}/{name}"
+    """A figure crop; `name` is the pipeline's file name for it (e.g. `page1-figure2.png`)."""
+    return f"{result_prefix(task_id)}/imgs/{name}"
 
 
 def page_image_key(task_id: str, number: int) -> str:

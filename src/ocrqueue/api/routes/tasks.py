@@ -24,7 +24,7 @@ from ocrqueue.storage import ObjectNotFoundError, TooLargeUploadError
 
 router = APIRouter(prefix="/api/v1/tasks", tags=["tasks"])
 _TASK_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-_ASSET = re.compile(r"^imgs/[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,200}$")
+_ASSET = re.compile(r"^imgs/([A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,200})$")
 _PAGE_IMAGE_DPI = 100
 _ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorOut} for code in (400, 401, 404, 409, 413, 415, 422, 429)
@@ -186,12 +186,13 @@ def get_result(
 
 @router.get("/{task_id}/assets/{name:path}", responses=_ERRORS | {200: {"content": {"image/png": {}}}})
 def get_asset(context: ContextDep, caller: CallerDep, task_id: str, name: str) -> Response:
-    """A figure cropped from the document, by the name the result gives it (imgs/…)."""
+    """A figure cropped from the document: `imgs/` + the file name its block and the Markdown give."""
     task = _visible_task(context, caller, task_id)
-    if not _ASSET.match(name) or ".." in name:
+    matched = _ASSET.match(name)
+    if matched is None or ".." in name:
         raise ApiError(404, "asset_not_found", f"no asset {name!r}")
     try:
-        data = context.storage.get(asset_key(task.id, name))
+        data = context.storage.get(asset_key(task.id, matched.group(1)))
     except ObjectNotFoundError as exc:
         raise ApiError(404, "asset_not_found", f"no asset {name!r}") from exc
     return Response(data, media_type="image/png" if name.endswith(".png") else "image/jpeg")
