@@ -11,8 +11,9 @@ from prometheus_client import CollectorRegistry
 from support.db import wipe
 from support.postgres import admin_server, fresh_database
 
-from ocrqueue.queue import Store, open_store, upgrade
+from ocrqueue.queue import Store, open_store
 from ocrqueue.queue.metrics import QueueMetrics
+from ocrqueue.service.schema import upgrade_all
 
 BACKENDS = ["sqlite", "postgresql"]
 
@@ -26,14 +27,14 @@ def pg_admin_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def pg_session_url(pg_admin_url: str) -> Iterator[str]:
     with fresh_database(pg_admin_url) as url:
-        upgrade(url)
+        upgrade_all(url)
         yield url
 
 
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("sqlite-template") / "template.db"
-    upgrade(f"sqlite:///{path}")
+    upgrade_all(f"sqlite:///{path}")
     return path
 
 

@@ -18,10 +18,8 @@ from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.queue import QueueConfig, Store, Worker
 from ocrqueue.queue.metrics import QueueMetrics
-from ocrqueue.queue.migrate import upgrade
 from ocrqueue.service.apikeys import ApiKeys
 from ocrqueue.service.kinds import build_registry
-from ocrqueue.service.schema import SERVICE_SCHEMA
 from ocrqueue.settings import Settings
 from ocrqueue.storage import LocalStorage
 
@@ -53,7 +51,6 @@ class Service:
 
 @pytest.fixture
 def service(db_url: str, store: Store, tmp_path: Path) -> Iterator[Service]:
-    upgrade(db_url, SERVICE_SCHEMA)
     settings = Settings(
         database_url=db_url, data_dir=tmp_path, max_upload_bytes=200_000, submit_rate_per_minute=1000, _env_file=None
     )  # type: ignore[call-arg]
