@@ -76,6 +76,11 @@ class Settings(BaseSettings):
     prune_after_days: float = Field(
         default=30.0, gt=0, description="Finished tasks older than this are deleted by `db prune`."
     )
+    worker_prefetch: int = Field(
+        default=16,
+        ge=0,
+        description="Extra tasks a worker may claim ahead while its tasks finish in milliseconds (0: never).",
+    )
     metrics_port: int | None = Field(
         default=None,
         ge=1,
@@ -123,4 +128,5 @@ class Settings(BaseSettings):
             max_attempts=self.max_attempts,
             backoff_base_seconds=self.backoff_base_seconds,
             backoff_cap_seconds=self.backoff_cap_seconds,
+            prefetch=self.worker_prefetch,
         )

@@ -61,3 +61,15 @@ def test_task_ids_are_unique_and_increase_within_a_process() -> None:
     ids = [new_task_id() for _ in range(20_000)]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
     assert all(len(i) == 36 and i[14] == "7" for i in ids)
+
+
+def test_claims_prefetch_only_while_tasks_are_short() -> None:
+    from ocrqueue.queue.worker import claim_size
+
+    config = QueueConfig(concurrency=4, prefetch=16, prefetch_below_seconds=0.05)
+    assert claim_size(config, busy=0, mean_run_seconds=2.0) == 4
+    assert claim_size(config, busy=3, mean_run_seconds=2.0) == 1
+    assert claim_size(config, busy=4, mean_run_seconds=2.0) == 0
+    assert claim_size(config, busy=0, mean_run_seconds=0.001) == 20
+    assert claim_size(config, busy=20, mean_run_seconds=0.001) == 0
+    assert claim_size(QueueConfig(concurrency=4, prefetch=0), busy=0, mean_run_seconds=0.0) == 4

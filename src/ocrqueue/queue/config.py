@@ -11,6 +11,8 @@
 | max_attempts            | 4       | default attempts per task (1 + 3 retries)                     |
 | backoff_base_seconds    | 2       | retry wait is full jitter over min(cap, base * 2**attempts)   |
 | backoff_cap_seconds     | 3600    |                                                               |
+| prefetch                | 16      | extra tasks a claim may take while tasks run in milliseconds  |
+| prefetch_below_seconds  | 0.05    | mean handler time under which prefetching is on               |
 
 With these defaults a SIGKILLed worker's task is running again within
 lease (20 s) + reaper interval (at most 15 s) = 35 s, under the 45 s promise.
@@ -32,11 +34,15 @@ class QueueConfig:
     max_attempts: int = 4
     backoff_base_seconds: float = 2.0
     backoff_cap_seconds: float = 3600.0
+    prefetch: int = 16
+    prefetch_below_seconds: float = 0.05
 
     def __post_init__(self) -> None:
         if self.heartbeat_seconds * 2 > self.lease_seconds:
             raise ValueError("heartbeat_seconds must be at most half of lease_seconds")
         if self.concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if self.prefetch < 0:
+            raise ValueError("prefetch must be at least 0")
         if self.max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")

@@ -41,6 +41,18 @@ class _Running:
     started: float = field(default_factory=time.monotonic)
 
 
+def claim_size(config: QueueConfig, busy: int, mean_run_seconds: float) -> int:
+    """How many tasks to claim: the idle slots, plus a prefetch while tasks take only milliseconds.
+
+    A claim costs a round trip; when handlers finish in far less than that, slots would idle
+    waiting for the next claim, so up to `prefetch` more are claimed to wait in the worker (leased
+    and heartbeated). Tasks that run longer than `prefetch_below_seconds` on average are never
+    prefetched, so a slow task never waits behind another on a busy worker.
+    """
+    short = mean_run_seconds < config.prefetch_below_seconds
+    return config.concurrency + (config.prefetch if short else 0) - busy
+
+
 class Worker:
     """Claims and runs tasks of the registered kinds until stopped."""
 
@@ -66,6 +78,9 @@ class Worker:
         self._held: dict[str, _Running] = {}
         """Tasks whose lease this worker holds: running, or finished and awaiting their commit."""
         self._busy_slots = 0
+        """Tasks handed to the slots and not yet finished: running, or queued for a slot (prefetched)."""
+        self._mean_run_seconds = 1.0
+        """Moving average of handler run time; prefetching is only for tasks far shorter than a claim."""
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -157,7 +172,7 @@ class Worker:
     # -- claiming ---------------------------------------------------------------------------
     def _free_slots(self) -> int:
         with self._lock:
-            return self.config.concurrency - self._busy_slots
+            return claim_size(self.config, self._busy_slots, self._mean_run_seconds)
 
     def _claim_loop(self) -> None:
         idle_wait = _MIN_IDLE_WAIT
@@ -193,9 +208,10 @@ class Worker:
         while (running := self._inbox.get()) is not None:
             self._execute(running)
 
-    def _free_slot(self) -> None:
+    def _free_slot(self, run_seconds: float) -> None:
         with self._lock:
             self._busy_slots -= 1
+            self._mean_run_seconds = 0.9 * self._mean_run_seconds + 0.1 * run_seconds
         self._wake.set()
 
     def _forget(self, running: _Running, outcome: str) -> None:
@@ -205,6 +221,7 @@ class Worker:
 
     def _execute(self, running: _Running) -> None:
         task, ctx = running.claimed.task, running.context
+        began = time.monotonic()
         try:
             result = self.registry[task.kind].handler(ctx)
             if ctx.lost:
@@ -218,7 +235,7 @@ class Worker:
         else:
             self._completer.submit(Completion(running.claimed.lease, result))
         finally:
-            self._free_slot()
+            self._free_slot(time.monotonic() - began)
 
     def _completed(self, completion: Completion, outcome: CompleteResult | None) -> None:
         with self._lock:
