@@ -14,18 +14,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from browser_service import Service
 from playwright.sync_api import Browser, Page, sync_playwright
-from support.server import serving
+from support.service import Service, running_service
 
-from ocrqueue.api import ApiContext, create_app
-from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.queue import Store
-from ocrqueue.queue.migrate import upgrade
-from ocrqueue.service.apikeys import ApiKeys
-from ocrqueue.service.schema import SERVICE_SCHEMA
-from ocrqueue.settings import Settings
-from ocrqueue.storage import LocalStorage
 
 CHROMIUM = os.environ.get("OCRQUEUE_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -43,22 +35,8 @@ TIMEOUT_MS = 20_000
 
 @pytest.fixture
 def service(db_url: str, store: Store, tmp_path: Path) -> Iterator[Service]:
-    upgrade(db_url, SERVICE_SCHEMA)
-    settings = Settings(
-        database_url=db_url, data_dir=tmp_path, max_upload_bytes=2_000_000, submit_rate_per_minute=1000, _env_file=None
-    )  # type: ignore[call-arg]
-    storage = LocalStorage(settings.resolved_storage_dir)
-    keys = ApiKeys(db_url)
-    context = ApiContext(settings, store, storage, keys, RateLimiter(settings.submit_rate_per_minute))
-    service = Service("", store, storage, keys, settings)
-    try:
-        with serving(create_app(context)) as url:
-            service.url = url
-            yield service
-            service.stop_workers()
-    finally:
-        service.stop_workers()
-        keys.close()
+    with running_service(db_url, store, tmp_path) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")

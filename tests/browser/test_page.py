@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from browser_service import Service
 from data.generate import HOSTILE, PdfBuilder, born_digital_pdf, figure_pdf
 from playwright.sync_api import Page, expect
+from support.service import Service
 
 expect.set_options(timeout=20_000)
 

@@ -4,62 +4,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 from data.generate import born_digital_pdf
-from prometheus_client import CollectorRegistry
-from support.server import serving
+from support.service import Service, running_service
 from support.waiting import wait_for
 
-from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
-from ocrqueue.queue import QueueConfig, Store, Worker
-from ocrqueue.queue.metrics import QueueMetrics
-from ocrqueue.service.apikeys import ApiKeys
-from ocrqueue.service.kinds import build_registry
-from ocrqueue.settings import Settings
-from ocrqueue.storage import LocalStorage
+from ocrqueue.queue import Store
 
 PDF = born_digital_pdf(pages=2)
-FAST = QueueConfig(lease_seconds=10, heartbeat_seconds=1, reaper_seconds=1, poll_seconds=0.2, concurrency=2)
-
-
-@dataclass
-class Service:
-    url: str
-    store: Store
-    storage: LocalStorage
-    keys: ApiKeys
-    settings: Settings
-    context: ApiContext
-
-    def client(self, token: str | None = None) -> httpx.Client:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
-
-    def start_worker(self) -> Worker:
-        worker = Worker(
-            self.store, build_registry(self.storage, self.settings.document_limits()), FAST,
-            metrics=QueueMetrics(CollectorRegistry()),
-        )  # fmt: skip
-        worker.start()
-        return worker
 
 
 @pytest.fixture
 def service(db_url: str, store: Store, tmp_path: Path) -> Iterator[Service]:
-    settings = Settings(
-        database_url=db_url, data_dir=tmp_path, max_upload_bytes=200_000, submit_rate_per_minute=1000, _env_file=None
-    )  # type: ignore[call-arg]
-    storage = LocalStorage(settings.resolved_storage_dir)
-    keys = ApiKeys(db_url)
-    context = ApiContext(settings, store, storage, keys, RateLimiter(settings.submit_rate_per_minute))
-    with serving(create_app(context)) as url:
-        yield Service(url, store, storage, keys, settings, context)
-    keys.close()
+    with running_service(db_url, store, tmp_path, max_upload_bytes=200_000) as running:
+        yield running
 
 
 def upload(client: httpx.Client, data: bytes = PDF, name: str = "doc.pdf", **fields: str) -> httpx.Response:

@@ -1,19 +1,26 @@
-"""The service the browser tests drive: a real server with an in-process worker on demand."""
+"""A real service for API and browser tests: uvicorn on a free port, with in-process workers on demand."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import httpx
 from prometheus_client import CollectorRegistry
-from support.waiting import wait_for
 
+from ocrqueue.api import ApiContext, create_app
+from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.queue import QueueConfig, Store, Worker
 from ocrqueue.queue.metrics import QueueMetrics
 from ocrqueue.service.apikeys import ApiKeys
 from ocrqueue.service.kinds import build_registry
 from ocrqueue.settings import Settings
 from ocrqueue.storage import LocalStorage
+from support.server import serving
+from support.waiting import wait_for
 
 FAST = QueueConfig(lease_seconds=10, heartbeat_seconds=1, reaper_seconds=1, poll_seconds=0.2, concurrency=2)
 
@@ -25,6 +32,7 @@ class Service:
     storage: LocalStorage
     keys: ApiKeys
     settings: Settings
+    context: ApiContext
     workers: list[Worker] = field(default_factory=list)
 
     def client(self, token: str | None = None) -> httpx.Client:
@@ -53,3 +61,22 @@ class Service:
                 timeout=60,
                 what=f"{task_id} to be {status}",
             )
+
+
+@contextlib.contextmanager
+def running_service(db_url: str, store: Store, data_dir: Path, **settings: Any) -> Iterator[Service]:
+    """The API on `db_url` (migrated), with `settings` overriding the test defaults."""
+    chosen: dict[str, Any] = {"max_upload_bytes": 2_000_000, "submit_rate_per_minute": 1000} | settings
+    config = Settings(database_url=db_url, data_dir=data_dir, _env_file=None, **chosen)  # type: ignore[call-arg]
+    storage = LocalStorage(config.resolved_storage_dir)
+    keys = ApiKeys(db_url)
+    context = ApiContext(config, store, storage, keys, RateLimiter(config.submit_rate_per_minute))
+    service = Service("", store, storage, keys, config, context)
+    try:
+        with serving(create_app(context)) as url:
+            service.url = url
+            yield service
+            service.stop_workers()
+    finally:
+        service.stop_workers()
+        keys.close()
