@@ -16,7 +16,11 @@ from ocrqueue.queue.drivers.rows import (
     counts_from_rows,
     dumps,
     event_from_row,
+    fail_result,
+    heartbeat_result,
+    list_statement,
     task_from_row,
+    task_page,
     worker_from_row,
 )
 from ocrqueue.queue.errors import LeaseLost
@@ -26,7 +30,6 @@ from ocrqueue.queue.models import (
     ClaimedTask,
     CompleteResult,
     Event,
-    FailOutcome,
     FailResult,
     HeartbeatResult,
     Lease,
@@ -196,12 +199,7 @@ class PostgresStore(Store):
             },
             "heartbeat",
         )
-        held = frozenset(row[0] for row in rows)
-        return HeartbeatResult(
-            held=held,
-            lost=frozenset(lease.task_id for lease in leases) - held,
-            cancel_requested=frozenset(row[0] for row in rows if row[1]),
-        )
+        return heartbeat_result(leases, rows)
 
     def _fenced_params(self, lease: Lease) -> Params:
         return {"id": lease.task_id, "token": lease.token}
@@ -266,11 +264,7 @@ class PostgresStore(Store):
                 raise self._lease_lost(lease, "fail")
             rows = [(state[0][0],)]
         status = TaskStatus(rows[0][0])
-        if status is TaskStatus.PENDING:
-            return FailResult(FailOutcome.RETRY, delay_seconds)
-        if status is TaskStatus.DEAD_LETTER:
-            return FailResult(FailOutcome.DEAD_LETTER)
-        return FailResult(FailOutcome.CANCELLED)
+        return fail_result(status, delay_seconds)
 
     def release(self, worker_id: str, leases: Iterable[Lease]) -> list[str]:
         leases = list(leases)
@@ -322,11 +316,8 @@ class PostgresStore(Store):
             "cursor": cursor,
             "limit": limit + 1,
         }
-        where = [clause for name, clause in sql.LIST_FILTERS.items() if params[name] is not None]
-        statement = " ".join([sql.LIST_BASE, ("WHERE " + " AND ".join(where)) if where else "", sql.LIST_ORDER])
-        tasks = [task_from_row(row) for row in self._fetch(statement, params, "list")]
-        next_cursor = tasks[limit - 1].id if len(tasks) > limit else None
-        return TaskPage(tasks[:limit], next_cursor)
+        statement = list_statement(sql.LIST_BASE, sql.LIST_FILTERS, sql.LIST_ORDER, params)
+        return task_page(self._fetch(statement, params, "list"), limit)
 
     def events(self, task_id: str) -> list[Event]:
         return [event_from_row(row) for row in self._fetch(sql.EVENTS, {"id": task_id}, "events")]

@@ -7,7 +7,20 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from ocrqueue.queue.models import JSON, Checkpoint, Event, EventType, Task, TaskStatus, WorkerInfo
+from ocrqueue.queue.models import (
+    JSON,
+    Checkpoint,
+    Event,
+    EventType,
+    FailOutcome,
+    FailResult,
+    HeartbeatResult,
+    Lease,
+    Task,
+    TaskPage,
+    TaskStatus,
+    WorkerInfo,
+)
 
 Row = Sequence[Any]
 
@@ -100,3 +113,34 @@ def counts_from_rows(rows: Sequence[Row]) -> dict[TaskStatus, int]:
     for status, count in rows:
         counts[TaskStatus(status)] = int(count)
     return counts
+
+
+def heartbeat_result(leases: Sequence[Lease], rows: Sequence[Row]) -> HeartbeatResult:
+    """Rows are (task id, cancel requested) for every lease the heartbeat renewed."""
+    held = frozenset(row[0] for row in rows)
+    return HeartbeatResult(
+        held=held,
+        lost=frozenset(lease.task_id for lease in leases) - held,
+        cancel_requested=frozenset(row[0] for row in rows if row[1]),
+    )
+
+
+def fail_result(status: TaskStatus, delay_seconds: float) -> FailResult:
+    if status is TaskStatus.PENDING:
+        return FailResult(FailOutcome.RETRY, delay_seconds)
+    if status is TaskStatus.DEAD_LETTER:
+        return FailResult(FailOutcome.DEAD_LETTER)
+    return FailResult(FailOutcome.CANCELLED)
+
+
+def list_statement(base: str, filters: dict[str, str], order: str, params: dict[str, Any]) -> str:
+    """`base` with the filter clauses whose parameter is set, then `order`."""
+    where = [clause for name, clause in filters.items() if params[name] is not None]
+    return " ".join([base, ("WHERE " + " AND ".join(where)) if where else "", order])
+
+
+def task_page(rows: Sequence[Row], limit: int) -> TaskPage:
+    """Rows fetched with limit + 1: one more than the page says whether another page follows."""
+    tasks = [task_from_row(row) for row in rows]
+    next_cursor = tasks[limit - 1].id if len(tasks) > limit else None
+    return TaskPage(tasks[:limit], next_cursor)

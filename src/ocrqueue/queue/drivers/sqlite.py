@@ -22,7 +22,11 @@ from ocrqueue.queue.drivers.rows import (
     counts_from_rows,
     dumps,
     event_from_row,
+    fail_result,
+    heartbeat_result,
+    list_statement,
     task_from_row,
+    task_page,
     worker_from_row,
 )
 from ocrqueue.queue.errors import LeaseLost
@@ -33,7 +37,6 @@ from ocrqueue.queue.models import (
     CompleteResult,
     Event,
     EventType,
-    FailOutcome,
     FailResult,
     HeartbeatResult,
     Lease,
@@ -230,12 +233,7 @@ class SQLiteStore(Store):
                 return conn.execute(sql.HEARTBEAT, params).fetchall()
 
         rows = self._retrying(run, "heartbeat")
-        held = frozenset(row[0] for row in rows)
-        return HeartbeatResult(
-            held=held,
-            lost=frozenset(lease.task_id for lease in leases) - held,
-            cancel_requested=frozenset(row[0] for row in rows if row[1]),
-        )
+        return heartbeat_result(leases, rows)
 
     def _fenced_write(self, statement: str, params: Params, what: str) -> tuple[Any, ...] | None:
         def run() -> tuple[Any, ...] | None:
@@ -312,11 +310,7 @@ class SQLiteStore(Store):
         status = self._retrying(run, "fail")
         if status is None:
             raise self._lease_lost(lease, "fail")
-        if status is TaskStatus.PENDING:
-            return FailResult(FailOutcome.RETRY, delay_seconds)
-        if status is TaskStatus.DEAD_LETTER:
-            return FailResult(FailOutcome.DEAD_LETTER)
-        return FailResult(FailOutcome.CANCELLED)
+        return fail_result(status, delay_seconds)
 
     def release(self, worker_id: str, leases: Iterable[Lease]) -> list[str]:
         keys = json.dumps([f"{lease.task_id}:{lease.token}" for lease in leases])
@@ -391,11 +385,8 @@ class SQLiteStore(Store):
             "cursor": cursor,
             "limit": limit + 1,
         }
-        where = [clause for name, clause in sql.LIST_FILTERS.items() if params[name] is not None]
-        statement = " ".join([sql.LIST_BASE, ("WHERE " + " AND ".join(where)) if where else "", sql.LIST_ORDER])
-        tasks = [task_from_row(row) for row in self._read(statement, params)]
-        next_cursor = tasks[limit - 1].id if len(tasks) > limit else None
-        return TaskPage(tasks[:limit], next_cursor)
+        statement = list_statement(sql.LIST_BASE, sql.LIST_FILTERS, sql.LIST_ORDER, params)
+        return task_page(self._read(statement, params), limit)
 
     def events(self, task_id: str) -> list[Event]:
         return [event_from_row(row) for row in self._read(sql.EVENTS, {"id": task_id})]
