@@ -80,7 +80,8 @@ def _confidence(lines: Sequence[Line]) -> float | None:
 def classify(lines: Sequence[Line], page_height: float, body: float) -> tuple[BlockType, int | None]:
     box = union(ln.bbox for ln in lines)
     size = statistics.median(line_size(ln) for ln in lines)
-    small = body <= 0 or size <= body * 1.15
+    # Running heads are set no larger than body text; detector boxes (RapidOCR) pad small text, hence 1.4.
+    small = body <= 0 or size <= body * 1.4
     if small and len(lines) <= 2 and box.y1 <= page_height * MARGIN_BAND:
         return "header", None
     if small and len(lines) <= 2 and box.y0 >= page_height * (1 - MARGIN_BAND):
