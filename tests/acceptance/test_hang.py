@@ -18,9 +18,8 @@ pytestmark = pytest.mark.acceptance
 
 @pytest.mark.xfail(
     strict=True,
-    reason="bug: the worker's heartbeat (src/ocrqueue/queue/worker.py, heartbeat_once) renews the lease of "
-    "every task in _running whether or not its handler still makes progress, so a hung handler holds its "
-    "task forever",
+    reason="bug: Worker.heartbeat_once (src/ocrqueue/queue/worker.py) renews the lease of every task in "
+    "_held whether or not its handler still shows signs of life, so a hung handler holds its task forever",
 )
 def test_hung_handler_does_not_hold_its_task_forever(store: Store, workers: Processes) -> None:
     # Two workers, one slot each: each attempt can strand one slot.
