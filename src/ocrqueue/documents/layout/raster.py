@@ -105,7 +105,8 @@ def deskew(image: Image.Image, dpi: int) -> tuple[Image.Image, float]:
     angle = estimate_skew(coarse(ink_mask(gray), factor))
     if abs(angle) < 0.2:
         return image, 0.0
-    return image.rotate(angle, resample=Image.Resampling.BICUBIC, fillcolor=(255, 255, 255)), angle
+    # Bilinear: as good as bicubic for OCR at these angles, and under half the time.
+    return image.rotate(angle, resample=Image.Resampling.BILINEAR, fillcolor=(255, 255, 255)), angle
 
 
 def _ink_share(grid: Mask, box: tuple[int, int, int, int], factor: int) -> float:
@@ -135,7 +136,9 @@ def analyse(
     islands = [Island(kind, box) for kind, box in detected or [] if kind != "table"]
     if find_table_grids:
         h_rules = long_runs(ink, max(8, int(H_RULE_MIN_IN * dpi)), axis=1)
-        v_rules = long_runs(ink, max(8, int(V_RULE_MIN_IN * dpi)), axis=0)
+        # A table needs two horizontal rules: without them the vertical pass is not worth its time.
+        two_rows = np.count_nonzero(np.diff(h_rules.any(axis=1).astype(np.int8), prepend=0) == 1) >= 2
+        v_rules = long_runs(ink, max(8, int(V_RULE_MIN_IN * dpi)), axis=0) if two_rows else np.zeros_like(ink)
         for t in find_tables(h_rules, v_rules, tol=max(3, dpi // 40)):
             box = (t.x0, t.y0, t.x1, t.y1)
             if not any(i.kind == "figure" and _overlap_share(box, i.box) > 0.5 for i in islands):
