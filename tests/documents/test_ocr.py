@@ -156,3 +156,19 @@ def test_rapidocr_engine_reads_mixed_chinese_and_english(samples: Samples) -> No
     page = run(samples.data("mixed"), engine="rapidocr").pages[0]
     assert page.source == "rapidocr"
     assert cer("\n".join(samples["mixed"].text), page_text(page)) < 0.03
+
+
+def test_documents_processed_in_parallel_threads_match_sequential(samples: Samples) -> None:
+    names = ["born_digital", "scanned_pdf", "table", "born_digital"]
+    expected = {n: run(samples.data(n)).to_json() for n in set(names)}
+    got: dict[int, str] = {}
+
+    def work(i: int) -> None:
+        got[i] = run(samples.data(names[i])).to_json()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(names))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [got[i] for i in range(len(names))] == [expected[n] for n in names]

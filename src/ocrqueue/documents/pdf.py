@@ -119,7 +119,8 @@ class PdfPage:
         with PDFIUM_LOCK:
             try:
                 bitmap = self._page.render(scale=scale, may_draw_forms=False, draw_annots=True)
-                image = bitmap.to_pil().convert("RGB")
+                image = bitmap.to_pil().convert("RGB")  # a copy: the bitmap can go now, under the lock
+                bitmap.close()
             except pdfium.PdfiumError as exc:
                 raise PageRenderError(f"page {self._index + 1} could not be rendered: {exc}") from exc
         return Raster(image, scale, requested if dpi < requested else None)
@@ -136,6 +137,7 @@ class PdfPage:
                     scale=dpi / 72, crop=(x0, self.height - y1, self.width - x1, y0), may_draw_forms=False
                 )
                 image: Image.Image = bitmap.to_pil().convert("RGB")
+                bitmap.close()
             except pdfium.PdfiumError as exc:
                 raise PageRenderError(f"page {self._index + 1} could not be rendered: {exc}") from exc
         return image
