@@ -56,7 +56,8 @@ def lease_problems(events: list[Event]) -> list[str]:
     """Everything wrong with one task's lease history (an empty list when it is sound).
 
     Checked: every claim takes the next lease token; no claim happens while an earlier lease is
-    still held (by event order and by the database clock); at most one `completed` event.
+    still held (by event order and by the database clock); a lease ends in the name of the worker
+    that claimed it; at most one `completed` event.
     """
     problems: list[str] = []
     held: Event | None = None
@@ -76,6 +77,8 @@ def lease_problems(events: list[Event]) -> list[str]:
             event.type is EventType.LEASE_LOST and event.detail.get("reason") == "lease expired"
         ):
             if held is not None and event.lease_token == held.lease_token:
+                if event.worker_id != held.worker_id:
+                    problems.append(f"{event.type} of token {event.lease_token} by {event.worker_id}, not its holder")
                 held, last_end = None, event
             elif held is None and event.type is EventType.CANCELLED:
                 pass  # a pending task cancelled: no lease involved
