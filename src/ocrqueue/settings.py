@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     shutdown_grace_seconds: float = Field(
         default=10.0, ge=0, description="On SIGTERM, how long running tasks may finish before release."
     )
+    task_stall_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        description="A handler silent this long (no progress, checkpoint or cancel check) is given up as hung.",
+    )
     max_attempts: int = Field(default=4, ge=1, description="Attempts per task (1 + 3 retries).")
     backoff_base_seconds: float = Field(default=2.0, gt=0, description="Retry backoff base.")
     backoff_cap_seconds: float = Field(default=3600.0, gt=0, description="Retry backoff cap.")
@@ -129,4 +134,5 @@ class Settings(BaseSettings):
             backoff_base_seconds=self.backoff_base_seconds,
             backoff_cap_seconds=self.backoff_cap_seconds,
             prefetch=self.worker_prefetch,
+            stall_seconds=self.task_stall_seconds,
         )

@@ -16,14 +16,10 @@ from ocrqueue.queue import EventType, Store, TaskSpec, TaskStatus
 pytestmark = pytest.mark.acceptance
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: Worker.heartbeat_once (src/ocrqueue/queue/worker.py) renews the lease of every task in "
-    "_held whether or not its handler still shows signs of life, so a hung handler holds its task forever",
-)
 def test_hung_handler_does_not_hold_its_task_forever(store: Store, workers: Processes) -> None:
     # Two workers, one slot each: each attempt can strand one slot.
-    hung_on = {registered_worker_id(store, workers.start_worker(1)) for _ in range(2)}
+    quick_to_give_up = {"OCRQUEUE_TASK_STALL_SECONDS": "3"}
+    hung_on = {registered_worker_id(store, workers.start_worker(1, env=quick_to_give_up)) for _ in range(2)}
     spec = TaskSpec("sleep", {"pages": 2, "fail_attempts": 99, "error": "hang"}, max_attempts=2)
     task_id = store.submit(spec).task.id
 
@@ -33,7 +29,7 @@ def test_hung_handler_does_not_hold_its_task_forever(store: Store, workers: Proc
 
     first = wait_for(holder, 30, 0.05, "a worker to run the task")
     assert first in hung_on
-    # 2 s leases, 0.5 s heartbeats: two stalled attempts in twelve lease periods.
+    # Given up after 3 s of silence, each attempt fails as stalled: two attempts well within 25 s.
     task = wait_for(
         lambda: (t := store.get(task_id)) is not None and t.status.terminal and t,
         25,
@@ -41,5 +37,5 @@ def test_hung_handler_does_not_hold_its_task_forever(store: Store, workers: Proc
         "the hung task to settle",
     )
     assert (task.status, task.attempts) == (TaskStatus.DEAD_LETTER, 2)
-    assert task.error_kind is not None and task.error_message
-    assert EventType.LEASE_LOST in {e.type for e in store.events(task_id)}
+    assert task.error_kind == "stalled" and "given up as hung" in (task.error_message or "")
+    assert [e.detail.get("error_kind") for e in store.events(task_id) if e.type is EventType.RETRIED] == ["stalled"]

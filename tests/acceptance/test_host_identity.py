@@ -31,11 +31,6 @@ def _can_unshare() -> bool:
 
 
 @pytest.mark.skipif(not _can_unshare(), reason="needs root and unshare(1) to make a pid namespace")
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: Worker.recover (src/ocrqueue/queue/worker.py) judges liveness by pid alone, so a worker "
-    "in another pid namespace with the same host name expires the leases of live workers",
-)
 def test_worker_in_another_pid_namespace_leaves_live_workers_tasks_alone(store: Store, workers: Processes) -> None:
     owner = workers.start_worker(1, name="owner")
     owner_id = registered_worker_id(store, owner)

@@ -411,6 +411,7 @@ def test_reaper_takes_back_expired_leases_as_failed_attempts(store: Store) -> No
     assert "attempt 2 of 2" in (final.error_message or "")
     types = event_types(store, task.id)
     assert types.count(EventType.LEASE_LOST) == 2 and types[-1] is EventType.DEAD_LETTERED
+    assert store.events(task.id)[-1].detail["reason"] == "attempts exhausted"
 
 
 def test_reaper_leaves_live_leases_alone(store: Store) -> None:

@@ -11,6 +11,8 @@
 | max_attempts            | 4       | default attempts per task (1 + 3 retries)                     |
 | backoff_base_seconds    | 2       | retry wait is full jitter over min(cap, base * 2**attempts)   |
 | backoff_cap_seconds     | 3600    |                                                               |
+| stall_seconds           | 600     | a handler silent this long (no progress, checkpoint or cancel |
+|                         |         | check) is given up as hung; its attempt fails as `stalled`    |
 | prefetch                | 16      | extra tasks a claim may take while tasks run in milliseconds  |
 | prefetch_below_seconds  | 0.05    | mean handler time under which prefetching is on               |
 
@@ -34,6 +36,7 @@ class QueueConfig:
     max_attempts: int = 4
     backoff_base_seconds: float = 2.0
     backoff_cap_seconds: float = 3600.0
+    stall_seconds: float = 600.0
     prefetch: int = 16
     prefetch_below_seconds: float = 0.05
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from functools import cached_property
 
@@ -20,6 +21,8 @@ class TaskContext:
         # Plain flags: set by the heartbeat thread, read by the handler; a bool store is atomic.
         self._lost = False
         self._cancel_requested = False
+        self.last_activity = time.monotonic()
+        """When the handler last called in (progress, checkpoint, cancel check): the worker's hang signal."""
 
     @property
     def payload(self) -> JSON:
@@ -36,6 +39,10 @@ class TaskContext:
         return {cp.seq: cp.data for cp in self._store.checkpoints(self.task.id)}
 
     # -- signals from the worker's heartbeat --------------------------------------------------
+    def touch(self) -> None:
+        """Tell the worker the handler is alive, for long steps with nothing to report."""
+        self.last_activity = time.monotonic()
+
     def mark_lost(self) -> None:
         self._lost = True
 
@@ -52,6 +59,7 @@ class TaskContext:
 
     # -- fenced calls -----------------------------------------------------------------------
     def report_progress(self, done: int, total: int | None = None, step: str | None = None) -> None:
+        self.touch()
         self._check_lease()
         try:
             if self._store.progress(self.lease, done, total, step):
@@ -61,6 +69,7 @@ class TaskContext:
             raise
 
     def save_checkpoint(self, seq: int, data: JSON) -> None:
+        self.touch()
         self._check_lease()
         try:
             self._store.checkpoint(self.lease, seq, data)
@@ -70,6 +79,7 @@ class TaskContext:
 
     def cancel_requested(self) -> bool:
         """Asks the database (fenced), so a handler between pages sees a cancel promptly."""
+        self.touch()
         self._check_lease()
         if self._cancel_requested:
             return True

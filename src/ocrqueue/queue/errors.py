@@ -46,6 +46,7 @@ class ErrorKind(StrEnum):
     PERMANENT = "permanent"
     UNKNOWN = "unknown"
     LEASE_EXPIRED = "lease_expired"
+    STALLED = "stalled"
     CANCELLED = "cancelled"
 
 

@@ -8,7 +8,14 @@ import socket
 
 
 def host_name() -> str:
-    return socket.gethostname()
+    """Where a pid means one process: the host name plus the pid namespace, since containers can
+    share a host name while each sees its own pids (a worker must never judge another namespace's
+    pids, or it would take live workers' tasks)."""
+    try:
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return socket.gethostname()
+    return f"{socket.gethostname()}/pidns-{namespace}"
 
 
 def new_worker_id() -> str:

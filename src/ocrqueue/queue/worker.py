@@ -39,6 +39,9 @@ class _Running:
     claimed: ClaimedTask
     context: TaskContext
     started: float = field(default_factory=time.monotonic)
+    handler_running: bool = False
+    abandoned: bool = False
+    """Given up as hung: its slot was replaced and whatever the handler does later is discarded."""
 
 
 def claim_size(config: QueueConfig, busy: int, mean_run_seconds: float) -> int:
@@ -79,6 +82,7 @@ class Worker:
         """Tasks whose lease this worker holds: running, or finished and awaiting their commit."""
         self._busy_slots = 0
         """Tasks handed to the slots and not yet finished: running, or queued for a slot (prefetched)."""
+        self._hung_slots = 0
         self._mean_run_seconds = 1.0
         """Moving average of handler run time; prefetching is only for tasks far shorter than a claim."""
         self._lock = threading.Lock()
@@ -125,18 +129,12 @@ class Worker:
         self.store.start_listening()
         self.store.register_worker(self.worker_id, host_name(), os.getpid(), self.config.concurrency, self.kinds)
         heartbeat = threading.Thread(target=self._heartbeat_loop, name="ocrqueue-heartbeat", daemon=True)
-        # Daemon slots: a handler still running after its task was released must not keep the
-        # process alive; its lease is gone, so nothing it does afterwards can be written.
-        slots = [
-            threading.Thread(target=self._slot_loop, name=f"ocrqueue-slot-{n}", daemon=True)
-            for n in range(self.config.concurrency)
-        ]
         try:
             self.recover()
             heartbeat.start()
             self._completer.start()
-            for slot in slots:
-                slot.start()
+            for number in range(self.config.concurrency):
+                self._start_slot(number)
             self._started.set()
             self._claim_loop()
             self._drain()
@@ -147,7 +145,7 @@ class Worker:
             self._heartbeat_stop.set()
             if heartbeat.is_alive():
                 heartbeat.join(timeout=10)
-            for _ in slots:
+            for _ in range(self.config.concurrency):
                 self._inbox.put(None)
             self.store.remove_wake_listener(self._wake.set)
             self.store.retry_observers.remove(self._count_claim_conflict)
@@ -206,7 +204,15 @@ class Worker:
     # -- running a task ---------------------------------------------------------------------
     def _slot_loop(self) -> None:
         while (running := self._inbox.get()) is not None:
-            self._execute(running)
+            if not self._execute(running):
+                return  # this thread's handler was given up as hung; a new slot took its place
+
+    def _start_slot(self, number: int) -> threading.Thread:
+        # Daemon threads: a handler still running after its task was released or given up must
+        # not keep the process alive; its lease is gone, so nothing it does later is written.
+        slot = threading.Thread(target=self._slot_loop, name=f"ocrqueue-slot-{number}", daemon=True)
+        slot.start()
+        return slot
 
     def _free_slot(self, run_seconds: float) -> None:
         with self._lock:
@@ -219,23 +225,36 @@ class Worker:
             self._held.pop(running.claimed.task.id, None)
         self.metrics.durations.labels(running.claimed.task.kind, outcome).observe(time.monotonic() - running.started)
 
-    def _execute(self, running: _Running) -> None:
+    def _execute(self, running: _Running) -> bool:
+        """Run one task; False when it was abandoned as hung meanwhile (the slot thread retires)."""
         task, ctx = running.claimed.task, running.context
         began = time.monotonic()
+        ctx.touch()
+        running.handler_running = True
+        result = None
+        error: Exception | None = None
         try:
             result = self.registry[task.kind].handler(ctx)
-            if ctx.lost:
-                raise LeaseLost(f"task {task.id}: lease lost while the handler ran")
-        except LeaseLost:
-            self._lease_lost(running)
-        except TaskCancelled:
-            self._forget(running, self._fail(running, TaskCancelled(f"task {task.id} was cancelled"), cancelled=True))
         except Exception as exc:
-            self._forget(running, self._fail(running, exc))
-        else:
-            self._completer.submit(Completion(running.claimed.lease, result))
+            error = exc
+        with self._lock:
+            running.handler_running = False
+            if running.abandoned:
+                return False
+        try:
+            if error is None and ctx.lost:
+                error = LeaseLost(f"task {task.id}: lease lost while the handler ran")
+            if error is None:
+                self._completer.submit(Completion(running.claimed.lease, result))
+            elif isinstance(error, LeaseLost):
+                self._lease_lost(running)
+            elif isinstance(error, TaskCancelled):
+                self._forget(running, self._fail(running, error, cancelled=True))
+            else:
+                self._forget(running, self._fail(running, error))
         finally:
             self._free_slot(time.monotonic() - began)
+        return True
 
     def _completed(self, completion: Completion, outcome: CompleteResult | None) -> None:
         with self._lock:
@@ -252,10 +271,12 @@ class Worker:
         log.warning("task %s: lease lost; result discarded", running.claimed.task.id)
         self._forget(running, "lease_lost")
 
-    def _fail(self, running: _Running, exc: Exception, *, cancelled: bool = False) -> str:
+    def _fail(
+        self, running: _Running, exc: Exception, *, cancelled: bool = False, kind: ErrorKind | None = None
+    ) -> str:
         task, lease = running.claimed.task, running.claimed.lease
         decided = classify(exc)
-        kind = ErrorKind.CANCELLED if cancelled else decided.kind
+        kind = ErrorKind.CANCELLED if cancelled else kind or decided.kind
         delay = backoff_delay(
             task.attempts,
             self.config.backoff_base_seconds,
@@ -297,7 +318,41 @@ class Worker:
                 self._reap()
                 next_reap = time.monotonic() + self._reap_interval()
 
+    def _abandon_stalled(self) -> None:
+        """Give up handlers silent for `stall_seconds`: a hung handler must not hold its task forever.
+
+        Its attempt fails as `stalled` (retried with backoff, dead-lettered when attempts run out), a
+        new slot thread replaces the stuck one, and anything the old handler does later is
+        discarded. Python cannot kill a thread, so a worker whose slots all hung stops itself,
+        to be restarted clean by its supervisor.
+        """
+        now = time.monotonic()
+        with self._lock:
+            stalled = [
+                r
+                for r in self._held.values()
+                if r.handler_running and not r.abandoned and now - r.context.last_activity > self.config.stall_seconds
+            ]
+            for running in stalled:
+                running.abandoned = True
+                running.context.mark_lost()
+                self._busy_slots -= 1
+                self._hung_slots += 1
+            hung = self._hung_slots
+        for running in stalled:
+            silent = now - running.context.last_activity
+            error = TimeoutError(f"the handler showed no sign of progress for {silent:.0f} s and was given up as hung")
+            log.error("task %s: %s", running.claimed.task.id, error)
+            self._forget(running, self._fail(running, error, kind=ErrorKind.STALLED))
+            self._start_slot(self.config.concurrency + hung)
+        if stalled and hung >= self.config.concurrency:
+            log.error("%d handler threads are hung; stopping this worker so it can be restarted clean", hung)
+            self.stop()
+        if stalled:
+            self._wake.set()
+
     def heartbeat_once(self) -> None:
+        self._abandon_stalled()
         with self._lock:
             held = {task_id: r for task_id, r in self._held.items() if not r.context.lost}
         try:

@@ -279,7 +279,9 @@ WITH expired AS (
     SELECT id, CASE status WHEN 'pending' THEN 'retried' WHEN 'dead_letter' THEN 'dead_lettered'
                            ELSE 'cancelled' END,
            clock_timestamp(), attempts, lease_token, old_worker,
-           jsonb_build_object('error_kind', 'lease_expired', 'message', error_message, 'delay_seconds', 0)
+           jsonb_build_object('error_kind', 'lease_expired', 'message', error_message,
+                              'delay_seconds', CASE WHEN status = 'pending' THEN 0 END,
+                              'reason', CASE WHEN status = 'dead_letter' THEN 'attempts exhausted' END)
     FROM reaped
 )
 SELECT id, status, pg_notify('"""

@@ -414,7 +414,11 @@ class SQLiteStore(Store):
                         "pending": (EventType.RETRIED, result.requeued),
                         "dead_letter": (EventType.DEAD_LETTERED, result.dead_lettered),
                     }.get(status, (EventType.CANCELLED, result.cancelled))
-                    detail = {"error_kind": "lease_expired", "message": message, "delay_seconds": 0}
+                    detail: dict[str, Any] = {"error_kind": "lease_expired", "message": message}
+                    if status == "pending":
+                        detail["delay_seconds"] = 0
+                    elif status == "dead_letter":
+                        detail["reason"] = "attempts exhausted"
                     self._event(conn, task_id, outcome[0], attempts, token, old_worker, detail)
                     outcome[1].append(task_id)
             return result
