@@ -238,3 +238,22 @@ def test_queue_depth_collector_counts_by_status(store: Store) -> None:
     text = generate_latest(registry).decode()
     assert 'ocrqueue_queue_depth{status="pending"} 2.0' in text
     assert 'ocrqueue_queue_depth{status="running"} 1.0' in text
+
+
+def test_a_silent_handler_is_given_up_and_its_slot_replaced(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
+    release = threading.Event()
+
+    def hangs(ctx: TaskContext) -> JSON:
+        release.wait(60)
+        return "too late"
+
+    registry.register("hangs", hangs)
+    stuck = store.submit(TaskSpec("hangs", max_attempts=1)).task.id
+    start_worker(QueueConfig(**{**FAST.__dict__, "concurrency": 1, "stall_seconds": 1.0}))
+    assert terminal(store, stuck) is TaskStatus.DEAD_LETTER
+    task = store.get(stuck)
+    assert task is not None and task.error_kind == "stalled" and "given up as hung" in (task.error_message or "")
+    after = store.submit(TaskSpec("noop")).task.id
+    assert terminal(store, after) is TaskStatus.COMPLETED  # the one slot was replaced
+    release.set()
+    assert store.get(stuck).status is TaskStatus.DEAD_LETTER  # type: ignore[union-attr]
