@@ -21,7 +21,7 @@ from ocrqueue.queue.backoff import backoff_delay
 from ocrqueue.queue.completer import Completer, Completion
 from ocrqueue.queue.config import QueueConfig
 from ocrqueue.queue.context import TaskContext
-from ocrqueue.queue.errors import ErrorKind, LeaseLost, TaskCancelled, TaskError, classify
+from ocrqueue.queue.errors import ErrorKind, LeaseLost, TaskCancelled, TaskError, TransientError, classify
 from ocrqueue.queue.identity import host_name, new_worker_id, pid_alive
 from ocrqueue.queue.metrics import QueueMetrics, default_metrics
 from ocrqueue.queue.models import ClaimedTask, CompleteResult, FailOutcome
@@ -323,8 +323,8 @@ class Worker:
 
         Its attempt fails as `stalled` (retried with backoff, dead-lettered when attempts run out), a
         new slot thread replaces the stuck one, and anything the old handler does later is
-        discarded. Python cannot kill a thread, so a worker whose slots all hung stops itself,
-        to be restarted clean by its supervisor.
+        discarded. Python cannot kill a thread, so a worker that has leaked more hung threads than
+        it has slots stops itself, to be restarted clean by its supervisor.
         """
         now = time.monotonic()
         with self._lock:
@@ -341,11 +341,13 @@ class Worker:
             hung = self._hung_slots
         for running in stalled:
             silent = now - running.context.last_activity
-            error = TimeoutError(f"the handler showed no sign of progress for {silent:.0f} s and was given up as hung")
+            error = TransientError(
+                f"the handler showed no sign of progress for {silent:.0f} s and was given up as hung"
+            )
             log.error("task %s: %s", running.claimed.task.id, error)
             self._forget(running, self._fail(running, error, kind=ErrorKind.STALLED))
             self._start_slot(self.config.concurrency + hung)
-        if stalled and hung >= self.config.concurrency:
+        if stalled and hung > self.config.concurrency:
             log.error("%d handler threads are hung; stopping this worker so it can be restarted clean", hung)
             self.stop()
         if stalled:
