@@ -492,3 +492,16 @@ def test_delete_removes_finished_tasks_only(store: Store) -> None:
     assert store.delete(pending.id) is False
     store.cancel(pending.id)
     assert store.delete(pending.id) is True and store.get(pending.id) is None
+
+
+def test_release_with_a_delay_defers_without_charging_an_attempt(store: Store) -> None:
+    task = store.submit(TaskSpec("noop")).task
+    _, lease = claim_one(store)
+    assert store.release("w1", [lease], delay_seconds=0.8, reason="model server down") == [task.id]
+    deferred = store.get(task.id)
+    assert deferred is not None and (deferred.status, deferred.attempts) == (TaskStatus.PENDING, 0)
+    assert deferred.run_at.timestamp() >= store.now() + 0.5
+    assert store.claim("w1", 1, LEASE) == []
+    assert store.events(task.id)[-1].detail == {"reason": "model server down", "delay_seconds": 0.8}
+    again = wait_for(lambda: store.claim("w1", 1, LEASE), timeout=10, what="deferred task to come due")
+    assert again[0].task.attempts == 1

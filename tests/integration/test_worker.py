@@ -257,3 +257,21 @@ def test_a_silent_handler_is_given_up_and_its_slot_replaced(store: Store, regist
     assert terminal(store, after) is TaskStatus.COMPLETED  # the one slot was replaced
     release.set()
     assert store.get(stuck).status is TaskStatus.DEAD_LETTER  # type: ignore[union-attr]
+
+
+def test_a_deferred_task_waits_without_spending_attempts(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
+    from ocrqueue.queue import TaskDeferred
+
+    def needs_a_server(ctx: TaskContext) -> JSON:
+        if ctx.task.lease_token < 3:
+            raise TaskDeferred("model server circuit open", delay_seconds=0.2)
+        return "served"
+
+    registry.register("needs_server", needs_a_server)
+    task_id = store.submit(TaskSpec("needs_server", max_attempts=1)).task.id
+    start_worker()
+    assert terminal(store, task_id) is TaskStatus.COMPLETED
+    task = store.get(task_id)
+    assert task is not None and task.attempts == 1 and task.result == "served"
+    released = [e for e in store.events(task_id) if e.type is EventType.RELEASED]
+    assert [e.detail["reason"] for e in released] == ["model server circuit open"] * 2

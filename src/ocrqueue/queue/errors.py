@@ -33,6 +33,18 @@ class PermanentError(TaskError):
     """Retrying cannot help: invalid input, unsupported format, a bug in the payload."""
 
 
+class TaskDeferred(Exception):
+    """Not a failure: run this task again after `delay_seconds`, without spending an attempt.
+
+    For when a shared dependency is known to be down (an open circuit breaker): the task did
+    nothing wrong, so it must not drift towards dead_letter while it waits.
+    """
+
+    def __init__(self, reason: str, *, delay_seconds: float) -> None:
+        super().__init__(reason)
+        self.delay_seconds = max(0.0, delay_seconds)
+
+
 class LeaseLost(Exception):
     """The worker no longer holds the task: it must stop and discard its work."""
 

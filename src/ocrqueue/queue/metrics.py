@@ -32,6 +32,9 @@ class QueueMetrics:
         self.reaped = Counter(
             "ocrqueue_reaped", "Expired leases taken back by the reaper", ["outcome"], registry=registry
         )
+        self.deferrals = Counter(
+            "ocrqueue_deferrals", "Tasks handed back for later without spending an attempt", ["kind"], registry=registry
+        )
         self.released = Counter("ocrqueue_released", "Tasks handed back on graceful shutdown", registry=registry)
         self.durations = Histogram(
             "ocrqueue_task_duration_seconds",

@@ -149,8 +149,11 @@ class Store(abc.ABC):
         """Retry after `delay_seconds`, or dead-letter when not retryable or attempts are used up."""
 
     @abc.abstractmethod
-    def release(self, worker_id: str, leases: Iterable[Lease]) -> list[str]:
-        """Hand tasks back at once without charging an attempt (graceful shutdown)."""
+    def release(
+        self, worker_id: str, leases: Iterable[Lease], *, delay_seconds: float = 0.0, reason: str = "worker stopping"
+    ) -> list[str]:
+        """Hand tasks back without charging an attempt: at once on graceful shutdown, or after
+        `delay_seconds` when a handler defers (a dependency is known to be down)."""
 
     # -- operator operations ----------------------------------------------------------------
     @abc.abstractmethod

@@ -21,7 +21,15 @@ from ocrqueue.queue.backoff import backoff_delay
 from ocrqueue.queue.completer import Completer, Completion
 from ocrqueue.queue.config import QueueConfig
 from ocrqueue.queue.context import TaskContext
-from ocrqueue.queue.errors import ErrorKind, LeaseLost, TaskCancelled, TaskError, TransientError, classify
+from ocrqueue.queue.errors import (
+    ErrorKind,
+    LeaseLost,
+    TaskCancelled,
+    TaskDeferred,
+    TaskError,
+    TransientError,
+    classify,
+)
 from ocrqueue.queue.identity import host_name, new_worker_id, pid_alive
 from ocrqueue.queue.metrics import QueueMetrics, default_metrics
 from ocrqueue.queue.models import ClaimedTask, CompleteResult, FailOutcome
@@ -250,6 +258,8 @@ class Worker:
                 self._lease_lost(running)
             elif isinstance(error, TaskCancelled):
                 self._forget(running, self._fail(running, error, cancelled=True))
+            elif isinstance(error, TaskDeferred):
+                self._forget(running, self._defer(running, error))
             else:
                 self._forget(running, self._fail(running, error))
         finally:
@@ -270,6 +280,23 @@ class Worker:
         self.metrics.lease_losses.labels(running.claimed.task.kind).inc()
         log.warning("task %s: lease lost; result discarded", running.claimed.task.id)
         self._forget(running, "lease_lost")
+
+    def _defer(self, running: _Running, deferred: TaskDeferred) -> str:
+        lease = running.claimed.lease
+        try:
+            released = self.store.release(
+                self.worker_id, [lease], delay_seconds=deferred.delay_seconds, reason=str(deferred)
+            )
+        except Exception:
+            log.exception("task %s: could not defer it; it returns after lease expiry", lease.task_id)
+            running.context.mark_lost()
+            return "unrecorded"
+        if not released:
+            self.metrics.lease_losses.labels(running.claimed.task.kind).inc()
+            return "lease_lost"
+        self.metrics.deferrals.labels(running.claimed.task.kind).inc()
+        log.info("task %s deferred for %.0fs: %s", lease.task_id, deferred.delay_seconds, deferred)
+        return "deferred"
 
     def _fail(
         self, running: _Running, exc: Exception, *, cancelled: bool = False, kind: ErrorKind | None = None

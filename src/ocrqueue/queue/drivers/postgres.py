@@ -266,7 +266,9 @@ class PostgresStore(Store):
         status = TaskStatus(rows[0][0])
         return fail_result(status, delay_seconds)
 
-    def release(self, worker_id: str, leases: Iterable[Lease]) -> list[str]:
+    def release(
+        self, worker_id: str, leases: Iterable[Lease], *, delay_seconds: float = 0.0, reason: str = "worker stopping"
+    ) -> list[str]:
         leases = list(leases)
         if not leases:
             return []
@@ -276,6 +278,8 @@ class PostgresStore(Store):
                 "worker_id": worker_id,
                 "ids": [lease.task_id for lease in leases],
                 "tokens": [lease.token for lease in leases],
+                "delay": float(delay_seconds),
+                "reason": reason,
             },
             "release",
         )

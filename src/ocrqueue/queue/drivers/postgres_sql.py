@@ -166,14 +166,16 @@ WITH released AS (
         error_kind = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE t.error_kind END,
         error_message = CASE WHEN t.cancel_requested THEN 'cancelled while running' ELSE t.error_message END,
         finished_at = CASE WHEN t.cancel_requested THEN now() ELSE NULL END,
-        worker_id = NULL, lease_expires_at = NULL, run_at = now(), updated_at = now()
+        worker_id = NULL, lease_expires_at = NULL, updated_at = now(),
+        run_at = now() + make_interval(secs => %(delay)s)
     FROM unnest(%(ids)s::text[], %(tokens)s::bigint[]) AS h(id, token)
     WHERE t.id = h.id AND t.lease_token = h.token AND t.status = 'running'
     RETURNING t.id, t.kind, t.status, t.attempts, t.lease_token
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
     SELECT id, CASE status WHEN 'pending' THEN 'released' ELSE 'cancelled' END,
-           now(), attempts, lease_token, %(worker_id)s, '{}'::jsonb
+           now(), attempts, lease_token, %(worker_id)s,
+           jsonb_build_object('reason', %(reason)s::text, 'delay_seconds', %(delay)s)
     FROM released
 )
 SELECT id, pg_notify('"""

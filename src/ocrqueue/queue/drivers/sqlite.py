@@ -312,16 +312,19 @@ class SQLiteStore(Store):
             raise self._lease_lost(lease, "fail")
         return fail_result(status, delay_seconds)
 
-    def release(self, worker_id: str, leases: Iterable[Lease]) -> list[str]:
+    def release(
+        self, worker_id: str, leases: Iterable[Lease], *, delay_seconds: float = 0.0, reason: str = "worker stopping"
+    ) -> list[str]:
         keys = json.dumps([f"{lease.task_id}:{lease.token}" for lease in leases])
+        detail = {"reason": reason, "delay_seconds": delay_seconds}
 
         def run() -> list[str]:
             with self._write() as conn:
-                rows = conn.execute(sql.RELEASE, {"leases": keys}).fetchall()
+                rows = conn.execute(sql.RELEASE, {"leases": keys, "delay": float(delay_seconds)}).fetchall()
                 for task_id, status, attempts, token in rows:
                     released = status == TaskStatus.PENDING
                     event_type = EventType.RELEASED if released else EventType.CANCELLED
-                    self._event(conn, task_id, event_type, attempts, token, worker_id)
+                    self._event(conn, task_id, event_type, attempts, token, worker_id, detail if released else None)
             return [row[0] for row in rows]
 
         released = self._retrying(run, "release")

@@ -147,7 +147,7 @@ SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'pending' END,
     error_kind = CASE WHEN cancel_requested THEN 'cancelled' ELSE error_kind END,
     error_message = CASE WHEN cancel_requested THEN 'cancelled while running' ELSE error_message END,
     finished_at = CASE WHEN cancel_requested THEN {NOW} ELSE NULL END,
-    worker_id = NULL, lease_expires_at = NULL, run_at = {NOW}, updated_at = {NOW}
+    worker_id = NULL, lease_expires_at = NULL, run_at = {NOW} + :delay, updated_at = {NOW}
 WHERE status = 'running' AND id || ':' || lease_token IN (SELECT value FROM json_each(:leases))
 RETURNING id, status, attempts, lease_token
 """
