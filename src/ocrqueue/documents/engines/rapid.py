@@ -1,9 +1,9 @@
 """RapidOCR 3.x (PP-OCR models shipped inside its wheel, run with onnxruntime) as an optional engine.
 
 Install with the ``rapidocr`` extra. The angle classifier is off: pages are already straightened
-and upright text is the norm. Its models read Chinese and English together, so the requested
-languages only select the engine, they do not change the model. The RapidOCR object keeps
-per-call state, so calls are serialised with a lock.
+and upright text is the norm. Detected text pieces are grouped into lines. Its models read Chinese
+and English together, so the requested languages only select the engine, they do not change the
+model. The RapidOCR object keeps per-call state, so calls are serialised with a lock.
 """
 
 from __future__ import annotations
@@ -19,10 +19,6 @@ from ocrqueue.documents.errors import InvalidOptionsError
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.text import join_words
-
-# A table cell crop lower than this (inches) holds one line: recognition alone reads it, without
-# the text detector, which costs most of the time on small crops.
-SINGLE_LINE_MAX_IN = 0.45
 
 
 class RapidOcrEngine:
@@ -44,23 +40,18 @@ class RapidOcrEngine:
                 # Threads for the cores this process may use, not the host's (see layout/model.py).
                 "EngineConfig.onnxruntime.intra_op_num_threads": usable_cpus(),
                 "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+                # By default the detector scales every image up until its short side is 736 px:
+                # a table cell crop became 3000 px wide. Only scale down, and only huge pages.
+                "Det.limit_type": "max",
+                "Det.limit_side_len": 2400,
             }
         )
         self._lock = threading.Lock()
 
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
         pixels = np.asarray(image.convert("RGB"))
-        one_line = request.task == "cell" and image.height < SINGLE_LINE_MAX_IN * request.dpi
         with self._lock:
-            # Parameters given to a call stick to the object: always pass use_det explicitly.
-            result = self._ocr(pixels, use_det=not one_line, use_cls=False, use_rec=True)
-        if one_line:
-            texts = [t for t in getattr(result, "txts", None) or () if t.strip()]
-            scores = [float(s) for s in getattr(result, "scores", None) or ()]
-            if not texts:
-                return EngineOutput(())
-            box = BBox(0.0, 0.0, float(image.width), float(image.height))
-            return EngineOutput((Line(texts[0].strip(), box, scores[0] if scores else None),))
+            result = self._ocr(pixels, use_cls=False)
         if not isinstance(result, self._output_type) or result.boxes is None:
             return EngineOutput(())
         pieces = []
