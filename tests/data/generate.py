@@ -222,7 +222,8 @@ class PdfBuilder:
 
     WIDTH, HEIGHT = 595.0, 842.0
 
-    def __init__(self) -> None:
+    def __init__(self, rotate: int = 0) -> None:
+        self.rotate = rotate  # /Rotate of every page: shown turned clockwise by this many degrees
         self.pages: list[tuple[str, bytes | None, tuple[float, float, float, float]]] = []
 
     def add_page(
@@ -270,8 +271,8 @@ class PdfBuilder:
             resources = b"<< /Font << /F1 %d 0 R /F2 %d 0 R >> %s >>" % (font, bold, xobjects)
             kids.append(
                 add(
-                    b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] /Resources %s /Contents %d 0 R >>"
-                    % (pages_id, self.WIDTH, self.HEIGHT, resources, content)
+                    b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] /Rotate %d /Resources %s /Contents %d 0 R >>"
+                    % (pages_id, self.WIDTH, self.HEIGHT, self.rotate, resources, content)
                 )
             )
         objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % pages_id
@@ -299,9 +300,9 @@ class PdfBuilder:
         return out.getvalue()
 
 
-def born_digital_pdf(pages: int = 3) -> bytes:
+def born_digital_pdf(pages: int = 3, rotate: int = 0) -> bytes:
     """Text-layer pages cycling through: title + paragraph, two columns, ruled table."""
-    pdf = PdfBuilder()
+    pdf = PdfBuilder(rotate)
     for n in range(pages):
         kind = n % 3
         ops = [PdfBuilder.text(72, 30, 9, "ACME Corporation internal report"), PdfBuilder.text(290, 800, 9, str(n + 1))]

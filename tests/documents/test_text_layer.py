@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
-from generate import ENGLISH, HOSTILE, LEFT_COLUMN, RIGHT_COLUMN, TABLE
+from generate import ENGLISH, HOSTILE, LEFT_COLUMN, RIGHT_COLUMN, TABLE, born_digital_pdf
 from metrics import cer
 from PIL import Image
 
@@ -113,3 +114,21 @@ def test_embedded_image_becomes_a_cropped_figure(samples: Samples) -> None:
     # The chart's 300 x 200 point area rendered at the default 200 dpi.
     assert crop.size == pytest.approx((833, 556), abs=2)
     assert f"![figure]({figure.image})" in result.to_markdown()
+
+
+@pytest.mark.parametrize("rotate", [90, 180, 270])
+def test_boxes_follow_page_rotation(rotate: int) -> None:
+    """Text, rule and page boxes are in the frame of the page as shown, matching its rendering."""
+    with open_document(born_digital_pdf(3, rotate=rotate)) as doc:
+        for page in doc.pages():
+            assert (page.width, page.height) == ((842, 595) if rotate in (90, 270) else (595, 842))
+            ink = np.asarray(page.render(72).image.convert("L")) < 128
+            result = process_page(page, ProcessOptions())
+            words = [w for b in result.blocks for ln in b.lines for w in ln.words]
+            cells = [c for b in result.blocks if b.table for c in b.table.cells]
+            for box in [w.bbox for w in words] + [c.bbox for c in cells]:
+                x0, y0, x1, y1 = (round(v) for v in box)
+                assert ink[y0 : y1 + 1, x0 : x1 + 1].any(), box
+            if page.index == 2:  # the ruled table is found in the turned frame too
+                table = next(b.table for b in result.blocks if b.table)
+                assert table.n_rows * table.n_cols == 12

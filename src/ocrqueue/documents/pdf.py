@@ -20,6 +20,7 @@ from ocrqueue.documents.errors import (
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.limits import DocumentLimits
 from ocrqueue.documents.pages import Raster, TextLayer
+from ocrqueue.documents.pdfframe import PageFrame
 from ocrqueue.documents.pdfium_lock import PDFIUM_LOCK
 from ocrqueue.documents.textlayer import read_text_layer
 
@@ -79,8 +80,9 @@ class PdfPage:
 
     def __post_init__(self) -> None:
         with PDFIUM_LOCK:
-            self._crop = BBox(*self._page.get_bbox())  # left, bottom, right, top in PDF space
-            self._width, self._height = self._page.get_size()
+            crop = BBox(*self._page.get_bbox())  # left, bottom, right, top in PDF space
+            self._frame = PageFrame(crop, self._page.get_rotation() % 360)
+            self._width, self._height = self._page.get_size()  # as displayed, i.e. rotated
 
     @property
     def index(self) -> int:
@@ -145,23 +147,22 @@ class PdfPage:
     def text_layer(self) -> TextLayer | None:
         with PDFIUM_LOCK:
             try:
-                return read_text_layer(self._page, self._crop)
+                return read_text_layer(self._page, self._frame)
             except pdfium.PdfiumError as exc:
                 raise PageRenderError(f"page {self._index + 1} text could not be read: {exc}") from exc
 
     def rulings(self) -> list[BBox]:
         with PDFIUM_LOCK:
-            return _vector_rules(self._page, self._crop)
+            return _vector_rules(self._page, self._frame)
 
 
-def _vector_rules(page: pdfium.PdfPage, crop: BBox) -> list[BBox]:
+def _vector_rules(page: pdfium.PdfPage, frame: PageFrame) -> list[BBox]:
     """Axis-aligned straight path segments and thin filled rectangles, in top-left point space."""
     rules: list[BBox] = []
-    x_off, top = crop.x0, crop.y1
     for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH]):
         left, bottom, right, upper = obj.get_bounds()
         if (right - left <= _RULE_MAX_THICKNESS) != (upper - bottom <= _RULE_MAX_THICKNESS):
-            rules.append(BBox(left - x_off, top - upper, right - x_off, top - bottom))
+            rules.append(frame.box(left, bottom, right, upper))
             continue
         m = obj.get_matrix()
         points = _segment_points(obj)
@@ -173,7 +174,7 @@ def _vector_rules(page: pdfium.PdfPage, crop: BBox) -> list[BBox]:
             horizontal = abs(ay - by) < 0.5 and abs(ax - bx) >= _MIN_RULE_LEN
             vertical = abs(ax - bx) < 0.5 and abs(ay - by) >= _MIN_RULE_LEN
             if horizontal or vertical:
-                rules.append(BBox(min(ax, bx) - x_off, top - max(ay, by), max(ax, bx) - x_off, top - min(ay, by)))
+                rules.append(frame.box(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)))
     return rules
 
 

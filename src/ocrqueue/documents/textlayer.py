@@ -15,17 +15,18 @@ import pypdfium2.raw as pdfium_c
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.pages import TextLayer
+from ocrqueue.documents.pdfframe import PageFrame
 
 _BREAKS = {"\n", "\r"}
 
 
-def read_text_layer(page: pdfium.PdfPage, crop: BBox) -> TextLayer:
+def read_text_layer(page: pdfium.PdfPage, frame: PageFrame) -> TextLayer:
     textpage = page.get_textpage()
     try:
-        lines, chars, bad = _lines(textpage, crop)
+        lines, chars, bad = _lines(textpage, frame)
     finally:
         textpage.close()
-    coverage, boxes = _images(page, crop)
+    coverage, boxes = _images(page, frame)
     return TextLayer(tuple(lines), chars, bad, coverage, boxes)
 
 
@@ -78,10 +79,10 @@ class _LineBuilder:
         self.font_size = None
 
 
-def _lines(textpage: pdfium.PdfTextPage, crop: BBox) -> tuple[list[Line], int, int]:
+def _lines(textpage: pdfium.PdfTextPage, frame: PageFrame) -> tuple[list[Line], int, int]:
     n = textpage.count_chars()
     left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
-    x_off, page_top = crop.x0, crop.y1
+    to_page = frame.box
     get_unicode, get_box = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_GetCharBox
     out = _LineBuilder()
     visible = bad = 0
@@ -101,19 +102,19 @@ def _lines(textpage: pdfium.PdfTextPage, crop: BBox) -> tuple[list[Line], int, i
             bad += 1
         if out.font_size is None:
             out.font_size = float(pdfium_c.FPDFText_GetFontSize(textpage, i))
-        out.add(ch, left.value - x_off, page_top - top.value, right.value - x_off, page_top - bottom.value)
+        out.add(ch, *to_page(left.value, bottom.value, right.value, top.value))
     out.end_line()
     return out.lines, visible, bad
 
 
-def _images(page: pdfium.PdfPage, crop: BBox) -> tuple[float, tuple[BBox, ...]]:
+def _images(page: pdfium.PdfPage, frame: PageFrame) -> tuple[float, tuple[BBox, ...]]:
     """Raster images on the page (top-left point boxes) and the share of the page they cover
     (a scan with a thin text layer is mostly image)."""
-    page_area = crop.area
+    crop = frame.crop
     covered = 0.0
     boxes = []
     for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]):
         left, bottom, right, top = obj.get_bounds()
         covered += BBox(left, bottom, right, top).intersection(crop)
-        boxes.append(BBox(left - crop.x0, crop.y1 - top, right - crop.x0, crop.y1 - bottom))
-    return (min(1.0, covered / page_area) if page_area > 0 else 0.0), tuple(boxes)
+        boxes.append(frame.box(left, bottom, right, top))
+    return (min(1.0, covered / crop.area) if crop.area > 0 else 0.0), tuple(boxes)

@@ -1,0 +1,30 @@
+"""From PDF user space (origin bottom-left, page unrotated) to what a reader sees: points from the
+top-left corner of the crop box, after the page's /Rotate. Text, image and rule boxes all go
+through here so they line up with the rendered page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ocrqueue.documents.geometry import BBox
+
+
+@dataclass(frozen=True)
+class PageFrame:
+    crop: BBox  # left, bottom, right, top in PDF space
+    rotation: int  # clockwise degrees: 0, 90, 180 or 270
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        c = self.crop
+        if self.rotation == 90:
+            return y - c.y0, x - c.x0
+        if self.rotation == 180:
+            return c.x1 - x, y - c.y0
+        if self.rotation == 270:
+            return c.y1 - y, c.x1 - x
+        return x - c.x0, c.y1 - y
+
+    def box(self, left: float, bottom: float, right: float, top: float) -> BBox:
+        ax, ay = self.point(left, bottom)
+        bx, by = self.point(right, top)
+        return BBox(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
