@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ocrqueue.documents.limits import DocumentLimits
+from ocrqueue.documents.vlm.client import VlmConfig
 from ocrqueue.queue.config import QueueConfig
 
 
@@ -97,7 +99,33 @@ class Settings(BaseSettings):
         description="Task kinds this worker claims (empty: every registered kind).",
     )
 
-    @field_validator("database_url")
+    vlm_base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible model server (GLM-OCR on vLLM, SGLang, Ollama) up to /v1; "
+        "unset: no `vlm` engine and no `vision` tasks.",
+    )
+    vlm_model: str = Field(default="glm-ocr", min_length=1, description="Model name sent with every request.")
+    vlm_api_key: str | None = Field(default=None, description="Bearer token for the model server, if it needs one.")
+    vlm_max_in_flight: int = Field(
+        default=4, ge=1, le=256, description="Model requests in flight at once per process (others wait)."
+    )
+    vlm_timeout_seconds: float = Field(default=120.0, gt=0, description="Read timeout of one model request.")
+    vlm_connect_timeout_seconds: float = Field(default=5.0, gt=0, description="Connect timeout to the model server.")
+    vlm_max_tokens: int = Field(default=8192, ge=1, description="max_tokens of one model answer.")
+    vlm_image_format: Literal["png", "jpeg"] = Field(
+        default="png", description="How region crops are encoded in the request's data URI."
+    )
+    vlm_breaker_failures: int = Field(
+        default=5, ge=1, description="Consecutive model-server failures that open the circuit breaker."
+    )
+    vlm_breaker_cooldown_seconds: float = Field(
+        default=30.0, gt=0, description="How long an open breaker waits before one probe request."
+    )
+    vision_max_image_bytes: int = Field(
+        default=20 * 1024 * 1024, ge=1, description="Largest image accepted by POST /api/v1/vision."
+    )
+
+    @field_validator("database_url", "vlm_base_url", "vlm_api_key")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value or None
@@ -119,6 +147,23 @@ class Settings(BaseSettings):
             max_pages=self.max_pages,
             max_pixels_per_page=self.max_pixels_per_page,
             render_dpi=self.render_dpi,
+        )
+
+    def vlm_config(self) -> VlmConfig | None:
+        """The model server's client configuration, or None when no model server is configured."""
+        if self.vlm_base_url is None:
+            return None
+        return VlmConfig(
+            base_url=self.vlm_base_url,
+            model=self.vlm_model,
+            api_key=self.vlm_api_key,
+            max_in_flight=self.vlm_max_in_flight,
+            timeout_seconds=self.vlm_timeout_seconds,
+            connect_timeout_seconds=self.vlm_connect_timeout_seconds,
+            max_tokens=self.vlm_max_tokens,
+            image_format=self.vlm_image_format,
+            breaker_failures=self.vlm_breaker_failures,
+            breaker_cooldown_seconds=self.vlm_breaker_cooldown_seconds,
         )
 
     def queue_config(self) -> QueueConfig:
