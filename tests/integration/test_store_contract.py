@@ -491,7 +491,7 @@ def test_delete_removes_finished_tasks_only(store: Store) -> None:
     pending = store.submit(TaskSpec("noop")).task
     assert store.delete(pending.id) is False
     store.cancel(pending.id)
-    assert store.delete(pending.id) is True and store.get(pending.id) is None
+    assert store.delete(pending.id) is True and store.get(pending.id) is None and store.events(pending.id) == []
 
 
 def test_release_with_a_delay_defers_without_charging_an_attempt(store: Store) -> None:

@@ -298,7 +298,7 @@ class PostgresStore(Store):
         return task_from_row(rows[0])
 
     def delete(self, task_id: str) -> bool:
-        return self._execute(sql.DELETE, {"id": task_id}, "delete") > 0
+        return bool(self._fetch(sql.DELETE, {"id": task_id}, "delete"))
 
     def get(self, task_id: str) -> Task | None:
         rows = self._fetch(sql.GET_BY_IDS, {"ids": [task_id]}, "get")
@@ -343,7 +343,7 @@ class PostgresStore(Store):
         return ReapResult(by_status["pending"], by_status["dead_letter"], by_status["cancelled"])
 
     def prune(self, older_than_seconds: float, limit: int = 10_000) -> int:
-        deleted = self._execute(sql.PRUNE, {"age": older_than_seconds, "limit": limit}, "prune")
+        deleted = int(self._fetch(sql.PRUNE, {"age": older_than_seconds, "limit": limit}, "prune")[0][0])
         self._execute(sql.PRUNE_WORKERS, {"age": older_than_seconds}, "prune workers")
         return deleted
 

@@ -230,7 +230,15 @@ WITH r AS (
 SELECT {COLS}, pg_notify('{NOTIFY_CHANNEL}', kind) FROM r
 """
 
-DELETE = "DELETE FROM ocrq_tasks WHERE id = %(id)s AND status IN ('completed', 'cancelled', 'dead_letter')"
+DELETE = """
+WITH gone AS (
+    DELETE FROM ocrq_tasks WHERE id = %(id)s AND status IN ('completed', 'cancelled', 'dead_letter')
+    RETURNING id
+), history AS (
+    DELETE FROM ocrq_events WHERE task_id IN (SELECT id FROM gone)
+)
+SELECT id FROM gone
+"""
 
 LIST_BASE = f"SELECT {COLS} FROM ocrq_tasks"
 LIST_FILTERS = {
@@ -293,12 +301,18 @@ SELECT id, status, pg_notify('"""
 )
 
 PRUNE = """
-DELETE FROM ocrq_tasks WHERE id IN (
-    SELECT id FROM ocrq_tasks
-    WHERE status IN ('completed', 'cancelled', 'dead_letter')
-      AND finished_at < now() - make_interval(secs => %(age)s)
-    LIMIT %(limit)s
+WITH gone AS (
+    DELETE FROM ocrq_tasks WHERE id IN (
+        SELECT id FROM ocrq_tasks
+        WHERE status IN ('completed', 'cancelled', 'dead_letter')
+          AND finished_at < now() - make_interval(secs => %(age)s)
+        LIMIT %(limit)s
+    )
+    RETURNING id
+), history AS (
+    DELETE FROM ocrq_events WHERE task_id IN (SELECT id FROM gone)
 )
+SELECT count(*) FROM gone
 """
 
 PRUNE_WORKERS = """

@@ -364,7 +364,10 @@ class SQLiteStore(Store):
     def delete(self, task_id: str) -> bool:
         def run() -> bool:
             with self._write() as conn:
-                return conn.execute(sql.DELETE, {"id": task_id}).rowcount > 0
+                deleted = conn.execute(sql.DELETE, {"id": task_id}).rowcount > 0
+                if deleted:
+                    conn.execute(sql.DELETE_EVENTS, {"ids": json.dumps([task_id])})
+                return deleted
 
         return self._retrying(run, "delete")
 
@@ -434,9 +437,12 @@ class SQLiteStore(Store):
     def prune(self, older_than_seconds: float, limit: int = 10_000) -> int:
         def run() -> int:
             with self._write() as conn:
-                deleted = conn.execute(sql.PRUNE, {"age": older_than_seconds, "limit": limit}).rowcount
+                rows = conn.execute(sql.PRUNABLE, {"age": older_than_seconds, "limit": limit}).fetchall()
+                ids = json.dumps([row[0] for row in rows])
+                conn.execute(sql.PRUNE, {"ids": ids})
+                conn.execute(sql.DELETE_EVENTS, {"ids": ids})
                 conn.execute(sql.PRUNE_WORKERS, {"age": older_than_seconds})
-                return deleted
+                return len(rows)
 
         return self._retrying(run, "prune")
 

@@ -176,6 +176,7 @@ RETURNING {COLS}
 """
 
 DELETE = "DELETE FROM ocrq_tasks WHERE id = :id AND status IN ('completed', 'cancelled', 'dead_letter')"
+DELETE_EVENTS = "DELETE FROM ocrq_events WHERE task_id IN (SELECT value FROM json_each(:ids))"
 
 LIST_BASE = f"SELECT {COLS} FROM ocrq_tasks"
 LIST_FILTERS = {
@@ -215,13 +216,12 @@ WHERE id = :id AND status = 'running' AND lease_expires_at < {NOW}
 RETURNING id, status, attempts, lease_token, error_message
 """
 
-PRUNE = f"""
-DELETE FROM ocrq_tasks WHERE id IN (
-    SELECT id FROM ocrq_tasks
-    WHERE status IN ('completed', 'cancelled', 'dead_letter') AND finished_at < {NOW} - :age
-    LIMIT :limit
-)
+PRUNABLE = f"""
+SELECT id FROM ocrq_tasks
+WHERE status IN ('completed', 'cancelled', 'dead_letter') AND finished_at < {NOW} - :age
+LIMIT :limit
 """
+PRUNE = "DELETE FROM ocrq_tasks WHERE id IN (SELECT value FROM json_each(:ids))"
 
 PRUNE_WORKERS = f"DELETE FROM ocrq_workers WHERE coalesce(stopped_at, last_seen_at) < {NOW} - :age"
 

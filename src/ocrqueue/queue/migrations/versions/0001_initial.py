@@ -66,7 +66,6 @@ def upgrade() -> None:
     op.create_index(
         "ix_ocrq_tasks_lease", "ocrq_tasks", ["lease_expires_at"], postgresql_where=RUNNING, sqlite_where=RUNNING
     )
-    op.create_index("ix_ocrq_tasks_worker", "ocrq_tasks", ["worker_id"], postgresql_where=RUNNING, sqlite_where=RUNNING)
     dedup_live = sa.text("dedup_key IS NOT NULL AND status <> 'cancelled'")
     op.create_index(
         "ux_ocrq_tasks_dedup",
@@ -77,8 +76,21 @@ def upgrade() -> None:
         sqlite_where=dedup_live,
     )
     op.create_index("ix_ocrq_tasks_status_id", "ocrq_tasks", ["status", "id"])
-    op.create_index("ix_ocrq_tasks_tenant_id", "ocrq_tasks", ["tenant", "id"])
-    op.create_index("ix_ocrq_tasks_finished", "ocrq_tasks", ["finished_at"])
+    # Claims, heartbeats and completions change indexed columns, so every update writes a new
+    # entry into every index whose predicate the row meets: the partial ones cost nothing for
+    # rows they do not cover (no tenant; not finished yet).
+    with_tenant = sa.text("tenant IS NOT NULL")
+    op.create_index(
+        "ix_ocrq_tasks_tenant_id",
+        "ocrq_tasks",
+        ["tenant", "id"],
+        postgresql_where=with_tenant,
+        sqlite_where=with_tenant,
+    )
+    finished = sa.text("finished_at IS NOT NULL")
+    op.create_index(
+        "ix_ocrq_tasks_finished", "ocrq_tasks", ["finished_at"], postgresql_where=finished, sqlite_where=finished
+    )
 
     op.create_table(
         "ocrq_checkpoints",
@@ -97,7 +109,9 @@ def upgrade() -> None:
             primary_key=True,
             autoincrement=True,
         ),
-        sa.Column("task_id", sa.String(36), sa.ForeignKey("ocrq_tasks.id", ondelete="CASCADE"), nullable=False),
+        # No foreign key: history rows are appended by every claim and completion, and a key check
+        # locks the task row each time. Deleting a task deletes its events explicitly.
+        sa.Column("task_id", sa.String(36), nullable=False),
         sa.Column("type", sa.String(32), nullable=False),
         sa.Column("at", TIMESTAMP, nullable=False),
         sa.Column("attempt", sa.Integer, nullable=False),
