@@ -26,9 +26,9 @@ from .helpers import run
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs/schema/document.schema.json").read_text())
 
 
-@pytest.mark.parametrize("name", ["born_digital", "table", "mixed"])
+@pytest.mark.parametrize("name", ["born_digital", "table", "mixed", "figure_pdf"])
 def test_json_validates_against_published_schema(samples: Samples, name: str) -> None:
-    result = run(samples.data(name), languages=("eng", "chi_sim"))
+    result = run(samples.data(name), languages=("eng", "chi_sim"), char_boxes=True)
     document = json.loads(result.to_json())
     jsonschema.validate(document, SCHEMA)
     assert document["schema_version"] == SCHEMA["properties"]["schema_version"]["const"]

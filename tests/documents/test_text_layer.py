@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 import numpy as np
 import pytest
@@ -132,3 +133,17 @@ def test_boxes_follow_page_rotation(rotate: int) -> None:
             if page.index == 2:  # the ruled table is found in the turned frame too
                 table = next(b.table for b in result.blocks if b.table)
                 assert table.n_rows * table.n_cols == 12
+
+
+def test_character_boxes_on_request(samples: Samples) -> None:
+    plain = run(samples.data("born_digital"))
+    assert all(not w.chars for b in plain.pages[0].blocks for ln in b.lines for w in ln.words)
+    result = run(samples.data("born_digital"), char_boxes=True)
+    words = [w for b in result.pages[0].blocks for ln in b.lines for w in ln.words]
+    assert words
+    for word in words:
+        assert len(word.chars) == len(word.text)
+        assert [c.x0 for c in word.chars] == sorted(c.x0 for c in word.chars)
+        for c in word.chars:
+            assert word.bbox.x0 - 0.01 <= c.x0 and c.x1 <= word.bbox.x1 + 0.01
+    assert "chars" in json.loads(result.to_json())["pages"][0]["blocks"][0]["lines"][0]["words"][0]

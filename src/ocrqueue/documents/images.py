@@ -133,7 +133,7 @@ class ImagePage:
         x0, y0, x1, y1 = (v / self.points_per_pixel for v in box)
         return self._image.crop((x0, y0, x1, y1))
 
-    def text_layer(self) -> TextLayer | None:
+    def text_layer(self, char_boxes: bool = False) -> TextLayer | None:
         return None
 
     def rulings(self) -> list[BBox]:

@@ -39,16 +39,23 @@ def _conf(value: float | None) -> float | None:
 
 @dataclass(frozen=True)
 class Word:
+    """A word; ``chars`` holds one box per character of ``text`` when they were asked for
+    (text-layer pages with ProcessOptions.char_boxes)."""
+
     text: str
     bbox: BBox
     confidence: float | None = None
+    chars: tuple[BBox, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "bbox": self.bbox.to_list(), "confidence": _conf(self.confidence)}
+        d: dict[str, Any] = {"text": self.text, "bbox": self.bbox.to_list(), "confidence": _conf(self.confidence)}
+        if self.chars:
+            d["chars"] = [c.to_list() for c in self.chars]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Word:
-        return cls(d["text"], _bbox(d["bbox"]), d.get("confidence"))
+        return cls(d["text"], _bbox(d["bbox"]), d.get("confidence"), tuple(_bbox(c) for c in d.get("chars", ())))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ _LANGUAGE = re.compile(r"^[a-z]{3}(?:_[a-z]+)?$")
 class ProcessOptions:
     """``auto`` reads good PDF text layers and OCRs the rest; ``ocr`` and ``text`` force one path.
     ``tables`` looks for ruled tables; ``layout_model`` adds rapid-layout's figure, formula and
-    caption detection to rendered pages when the package is installed."""
+    caption detection to rendered pages when the package is installed; ``char_boxes`` adds a box
+    per character to words read from a text layer (it makes the JSON several times larger)."""
 
     mode: Mode = "auto"
     engine: str = "tesseract"
@@ -25,6 +26,7 @@ class ProcessOptions:
     dpi: int = 200
     tables: bool = True
     layout_model: bool = True
+    char_boxes: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -44,6 +46,7 @@ class ProcessOptions:
             "dpi": self.dpi,
             "tables": self.tables,
             "layout_model": self.layout_model,
+            "char_boxes": self.char_boxes,
         }
 
     @classmethod
@@ -55,4 +58,5 @@ class ProcessOptions:
             dpi=int(d.get("dpi", 200)),
             tables=bool(d.get("tables", True)),
             layout_model=bool(d.get("layout_model", True)),
+            char_boxes=bool(d.get("char_boxes", False)),
         )

@@ -56,8 +56,8 @@ class PageInput(Protocol):
     def render_region(self, box: BBox, dpi: int) -> Image.Image:
         """Just the area ``box`` (points) as an image, e.g. to crop a figure."""
 
-    def text_layer(self) -> TextLayer | None:
-        """The PDF text layer, or None when the input has none (images)."""
+    def text_layer(self, char_boxes: bool = False) -> TextLayer | None:
+        """The PDF text layer (with a box per character if asked), or None for images."""
 
     def rulings(self) -> list[BBox]:
         """Thin horizontal/vertical strokes drawn as vector paths (table rules), in points."""

@@ -144,10 +144,10 @@ class PdfPage:
                 raise PageRenderError(f"page {self._index + 1} could not be rendered: {exc}") from exc
         return image
 
-    def text_layer(self) -> TextLayer | None:
+    def text_layer(self, char_boxes: bool = False) -> TextLayer | None:
         with PDFIUM_LOCK:
             try:
-                return read_text_layer(self._page, self._frame)
+                return read_text_layer(self._page, self._frame, char_boxes)
             except pdfium.PdfiumError as exc:
                 raise PageRenderError(f"page {self._index + 1} text could not be read: {exc}") from exc
 

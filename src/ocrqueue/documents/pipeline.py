@@ -15,7 +15,7 @@ def process_page(page: PageInput, options: ProcessOptions) -> PageResult:
     """Turn one page into blocks; raises DocumentError for input that cannot be processed."""
     warnings: list[str] = []
     if options.mode != "ocr":
-        layer = page.text_layer()
+        layer = page.text_layer(options.char_boxes)
         problem = text_layer_problem(layer)
         if layer is not None and (problem is None or options.mode == "text"):
             if problem is not None:

@@ -20,10 +20,10 @@ from ocrqueue.documents.pdfframe import PageFrame
 _BREAKS = {"\n", "\r"}
 
 
-def read_text_layer(page: pdfium.PdfPage, frame: PageFrame) -> TextLayer:
+def read_text_layer(page: pdfium.PdfPage, frame: PageFrame, char_boxes: bool = False) -> TextLayer:
     textpage = page.get_textpage()
     try:
-        lines, chars, bad = _lines(textpage, frame)
+        lines, chars, bad = _lines(textpage, frame, char_boxes)
     finally:
         textpage.close()
     coverage, boxes = _images(page, frame)
@@ -44,7 +44,9 @@ class _LineBuilder:
     """Collects characters into words and words into lines, tracking boxes with plain floats
     (this loop runs once per character, so it avoids allocating per character)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_chars: bool) -> None:
+        self.keep_chars = keep_chars
+        self.char_boxes: list[BBox] = []
         self.lines: list[Line] = []
         self.words: list[Word] = []
         self.chars: list[str] = []
@@ -58,11 +60,14 @@ class _LineBuilder:
         else:
             box[0], box[1], box[2], box[3] = x0, y0, x1, y1
         self.chars.append(ch)
+        if self.keep_chars:
+            self.char_boxes.append(BBox(x0, y0, x1, y1))
 
     def end_word(self) -> None:
         if self.chars:
-            self.words.append(Word("".join(self.chars), BBox(*self.box), 1.0))
+            self.words.append(Word("".join(self.chars), BBox(*self.box), 1.0, tuple(self.char_boxes)))
             self.chars.clear()
+            self.char_boxes.clear()
 
     def end_line(self) -> None:
         self.end_word()
@@ -79,12 +84,12 @@ class _LineBuilder:
         self.font_size = None
 
 
-def _lines(textpage: pdfium.PdfTextPage, frame: PageFrame) -> tuple[list[Line], int, int]:
+def _lines(textpage: pdfium.PdfTextPage, frame: PageFrame, char_boxes: bool) -> tuple[list[Line], int, int]:
     n = textpage.count_chars()
     left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
     to_page = frame.box
     get_unicode, get_box = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_GetCharBox
-    out = _LineBuilder()
+    out = _LineBuilder(char_boxes)
     visible = bad = 0
     for i in range(n):
         code = get_unicode(textpage, i)
