@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|test
-# "serve": what the default OCR engine needs; "test": that plus PostgreSQL and the browser.
+# "serve": what the default OCR engine needs; "test": that plus PostgreSQL and Chromium (browser tests).
 set -euo pipefail
 
 serve_packages=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim fonts-dejavu-core fonts-noto-cjk)
-test_packages=("${serve_packages[@]}" postgresql)
+test_packages=("${serve_packages[@]}" postgresql chromium)
 
 case "${1:-serve}" in
   serve) wanted=("${serve_packages[@]}") ;;
