@@ -221,7 +221,11 @@ def test_health_readiness_and_metrics(service: Service) -> None:
     with service.client() as client:
         assert client.get("/healthz").json() == {"status": "ok"}
         ready = client.get("/readyz")
-        assert ready.status_code == 200 and ready.json()["checks"] == {"database": "ok", "migrations": "current"}
+        assert ready.status_code == 200 and ready.json()["checks"] == {
+            "database": "ok",
+            "migrations": "current",
+            "model_server": "not configured",
+        }
         metrics = client.get("/metrics")
         assert metrics.status_code == 200 and "python_info" in metrics.text
         assert client.get("/openapi.json").json()["paths"]["/api/v1/tasks"]["post"]

@@ -35,6 +35,14 @@ class ResultLinks(BaseModel):
     pages: int
 
 
+class AnswerOut(BaseModel):
+    """A completed `vision` task's answer."""
+
+    text: str
+    model: str | None
+    truncated: bool
+
+
 class TaskOut(BaseModel):
     id: str
     kind: str
@@ -52,6 +60,8 @@ class TaskOut(BaseModel):
     finished_at: datetime | None
     updated_at: datetime
     events: list[EventOut] | None = None
+    answer: AnswerOut | None = None
+    """Set for completed tasks of kind `vision`."""
 
 
 class TaskListOut(BaseModel):
@@ -76,6 +86,13 @@ def task_out(task: Task, events: list[Event] | None = None) -> TaskOut:
         base = f"/api/v1/tasks/{task.id}/result"
         pages = task.result.get("pages", 0) if isinstance(task.result, dict) else 0
         result = ResultLinks(markdown=f"{base}?format=markdown", json=f"{base}?format=json", pages=pages)
+    answer = None
+    if task.status == "completed" and task.kind == "vision" and isinstance(task.result, dict):
+        answer = AnswerOut(
+            text=str(task.result.get("answer", "")),
+            model=task.result.get("model"),
+            truncated=bool(task.result.get("truncated", False)),
+        )
     return TaskOut(
         id=task.id,
         kind=task.kind,
@@ -98,4 +115,5 @@ def task_out(task: Task, events: list[Event] | None = None) -> TaskOut:
         ]
         if events is not None
         else None,
+        answer=answer,
     )

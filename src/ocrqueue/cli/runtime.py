@@ -53,7 +53,7 @@ def open_storage(settings: Settings) -> Storage:
 
 def task_registry(settings: Settings) -> Registry:
     """Every task kind this installation can run."""
-    return build_registry(open_storage(settings), settings.document_limits())
+    return build_registry(open_storage(settings), settings.document_limits(), settings.vlm_config())
 
 
 def serve_metrics(settings: Settings, store: Store) -> None:

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 from ocrqueue.documents import DocumentLimits
+from ocrqueue.documents.vlm import VlmConfig
 from ocrqueue.queue import Registry
 from ocrqueue.queue.kinds import register_builtin_kinds
+from ocrqueue.service.engines import ModelGate, configure_vlm, ocr_needs_model
 from ocrqueue.service.ocr_task import OCR_KIND, OcrTask
+from ocrqueue.service.vision_task import VISION_KIND, VisionTask
 from ocrqueue.storage import Storage
 
 
-def build_registry(storage: Storage, limits: DocumentLimits) -> Registry:
+def build_registry(storage: Storage, limits: DocumentLimits, vlm: VlmConfig | None = None) -> Registry:
+    """With `vlm` (a model server), the `vlm` engine is registered, OCR tasks using it go through the
+    model server's breaker gate, and `vision` tasks exist; without it, workers never claim them."""
     registry = register_builtin_kinds(Registry())
-    registry.register(OCR_KIND, OcrTask(storage, limits))
+    client = configure_vlm(vlm)
+    ocr = OcrTask(storage, limits)
+    if client is None:
+        registry.register(OCR_KIND, ocr)
+    else:
+        registry.register(OCR_KIND, ModelGate(ocr, client, ocr_needs_model))
+        registry.register(VISION_KIND, ModelGate(VisionTask(storage, client, limits), client))
     return registry

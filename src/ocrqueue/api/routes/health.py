@@ -1,4 +1,9 @@
-"""/healthz (the process answers), /readyz (database reachable, schema current), /metrics."""
+"""/healthz (the process answers), /readyz (database reachable, schema current), /metrics.
+
+/readyz also reports the model server's circuit breaker (`checks.model_server`) without letting it
+decide readiness: this process still accepts uploads and serves results while the model server is
+down, and tasks that need it wait (deferred) until it is back.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 
 from ocrqueue.api.context import ApiContext
 from ocrqueue.queue.migrate import QUEUE_SCHEMA, is_current
+from ocrqueue.service.engines import model_server_check
 from ocrqueue.service.schema import SERVICE_SCHEMA
 
 router = APIRouter(tags=["health"])
@@ -51,7 +57,8 @@ def readyz(request: Request) -> JSONResponse:
     if checks["database"] == "ok":
         current = _schemas_current(context.settings.resolved_database_url)
         checks["migrations"] = "current" if current else "behind: run `ocrqueue db upgrade`"
-    ready = all(value in ("ok", "current") for value in checks.values())
+    checks["model_server"] = model_server_check(context.settings.vlm_config())
+    ready = all(value in ("ok", "current") for name, value in checks.items() if name != "model_server")
     return JSONResponse(
         {"status": "ready" if ready else "not_ready", "checks": checks}, status_code=200 if ready else 503
     )

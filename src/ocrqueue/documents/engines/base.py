@@ -52,9 +52,12 @@ _LOCK = threading.Lock()
 
 
 def register_engine(name: str, factory: Callable[[], OcrEngine]) -> None:
-    """Make an engine available under ``name``; the factory runs once, on first use."""
+    """Make an engine available under ``name``; the factory runs once, on first use.
+
+    Registering a name again replaces its factory and drops the instance built by the old one."""
     with _LOCK:
         _FACTORIES[name] = factory
+        _INSTANCES.pop(name, None)
 
 
 def available_engines() -> list[str]:

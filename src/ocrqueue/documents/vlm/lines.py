@@ -21,7 +21,7 @@ _MIN_ROW_PX = 2
 
 
 def _ink_rows(ink: np.ndarray) -> list[tuple[int, int]]:
-    rows: list[bool] = ink.any(axis=1).tolist()
+    rows = [bool(v) for v in np.asarray(ink.any(axis=1), dtype=bool).ravel()]
     bands: list[tuple[int, int]] = []
     start: int | None = None
     for y, on in enumerate(rows):
