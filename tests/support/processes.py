@@ -156,10 +156,21 @@ class Processes:
         `wrapper` is a command prefix such as `unshare --pid --fork`; the process then has a
         different pid inside than `pid` here, so find its worker id with `logged_worker_id`.
         """
-        name = name or f"worker-{next(self._names)}"
         args = ["worker", "-c", str(concurrency)]
         for kind in kinds:
             args += ["-k", kind]
+        return self.start(args, env=env, host=host, name=name or f"worker-{next(self._names)}", wrapper=wrapper)
+
+    def start(
+        self,
+        args: Sequence[str],
+        *,
+        name: str,
+        env: Mapping[str, str] | None = None,
+        host: str | None = None,
+        wrapper: Sequence[str] = (),
+    ) -> WorkerProcess:
+        """Start any long-running `ocrqueue` command (e.g. `serve --no-workers`) in its own group."""
         log_path = self.workdir / "logs" / f"{name}.log"
         with open(log_path, "wb") as log:
             popen = subprocess.Popen(
