@@ -168,6 +168,24 @@ def span_table_page() -> Image.Image:
     return image
 
 
+def unruled_table_page() -> Image.Image:
+    """A table with only horizontal rules above, below and under its header (no column rules)."""
+    image, draw = _page()
+    font, bold = _font(DEJAVU, 30), _font(DEJAVU_BOLD, 30)
+    draw.text((MARGIN, MARGIN), ENGLISH[0], font=font, fill="black")
+    draw.text((MARGIN, MARGIN + 100), "Table 2: Fruit stock", font=font, fill="black")
+    top = MARGIN + 180
+    for r, row in enumerate(UNRULED_TABLE):
+        for c, cell in enumerate(row):
+            draw.text((MARGIN + c * 360, top + r * 56), cell, font=bold if r == 0 else font, fill="black")
+    for y, width in ((top - 5, 2), (top + 45, 1), (top + len(UNRULED_TABLE) * 56, 2)):
+        draw.line([(MARGIN, y), (MARGIN + 1080, y)], fill="black", width=width)
+    for i, line in enumerate(ENGLISH[1:]):
+        draw.text((MARGIN, 900 + i * 50), line, font=font, fill="black")
+    return image
+
+
+UNRULED_TABLE = [*TABLE, ["Quinces", "4", "6.10"]]
 FIGURE_CAPTION = "Figure 1: Sales by quarter"
 
 
@@ -389,6 +407,17 @@ def generate(out: Path) -> dict[str, Sample]:
             "figure", "figure.png", "clean", "eng", ["Quarterly Results", *ENGLISH[:3], FIGURE_CAPTION, *ENGLISH[3:]]
         ),
         encode(figure_page(), "PNG"),
+    )
+    put(
+        Sample(
+            "unruled_table",
+            "unruled_table.png",
+            "clean",
+            "eng",
+            [ENGLISH[0], "Table 2: Fruit stock", *ENGLISH[1:]],
+            UNRULED_TABLE,
+        ),
+        encode(unruled_table_page(), "PNG"),
     )
     put(Sample("span_table", "span_table.png", "clean", "eng", [], SPAN_TABLE), encode(span_table_page(), "PNG"))
     put(

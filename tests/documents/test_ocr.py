@@ -172,3 +172,13 @@ def test_documents_processed_in_parallel_threads_match_sequential(samples: Sampl
     for t in threads:
         t.join()
     assert [got[i] for i in range(len(names))] == [expected[n] for n in names]
+
+
+def test_table_without_column_rules_found_by_layout_model(samples: Samples) -> None:
+    sample = samples["unruled_table"]
+    result = run(samples.data("unruled_table"))
+    page = result.pages[0]
+    assert [b.type for b in page.blocks] == ["text", "caption", "table", "text"]
+    assert table_cell_accuracy(sample.table, page) == 1.0
+    assert "| Quinces | 4 | 6.10 |" in result.to_markdown()
+    assert cer("\n".join(sample.text), page_text(page)) < 0.01

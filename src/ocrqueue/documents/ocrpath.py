@@ -16,7 +16,7 @@ from ocrqueue.documents.engines import OcrEngine, RecognitionRequest
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks
-from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
+from ocrqueue.documents.layout.cells import column_bounds, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.model import get_layout_model
 from ocrqueue.documents.layout.raster import Island, IslandKind, analyse, deskew
 from ocrqueue.documents.layout.tables import TableGrid
@@ -28,6 +28,7 @@ from ocrqueue.documents.text import join_words
 PAD = 12  # white border (pixels) around region crops: engines read text touching the edge badly
 FIGURE_MIN_IN = 1.0  # a region at least this tall and wide with (almost) no text is a figure
 FIGURE_MAX_TEXT_SHARE = 0.15
+MIN_COLUMN_GAP_IN = 0.15  # whitespace between columns of a table without vertical rules
 
 
 def _to_points(line: Line, dx: float, dy: float, scale: float) -> Line:
@@ -74,7 +75,7 @@ def from_ocr(
     model = get_layout_model() if use_model else None
     detected = [(b.label, b.box) for b in model.detect(image)] if model is not None else []
     islands_wanted: list[tuple[IslandKind, tuple[int, int, int, int]]] = [
-        (label, box) for label, box in detected if label in ("figure", "formula")
+        (label, box) for label, box in detected if label in ("figure", "formula", "table")
     ]
     layout = analyse(image, raster.dpi, find_table_grids=tables, detected=islands_wanted)
     request = RecognitionRequest(languages, "text", raster.dpi)
@@ -144,6 +145,8 @@ def _island_block(
 ) -> Block:
     if island.kind == "figure":
         return figures.add(island.box)
+    if island.kind == "table" and island.grid is None:
+        return _whitespace_table(image, island.box, rules, engine, request, scale)
     if island.kind == "formula" or island.grid is None:
         crop, dx, dy = _crop(image, island.box, [])
         out = engine.recognize(crop, RecognitionRequest(request.languages, "formula", request.dpi))
@@ -192,6 +195,35 @@ def _table_block(
     table = Table(grid.n_rows, grid.n_cols, tuple(cells))
     bbox = BBox(grid.x0, grid.y0, grid.x1, grid.y1).scaled(1 / scale)
     return Block("table", bbox, table_text(table), _mean_confidence(lines_seen), (), table=table)
+
+
+def _whitespace_table(
+    image: Image.Image,
+    box: tuple[int, int, int, int],
+    rules: Mask,
+    engine: OcrEngine,
+    request: RecognitionRequest,
+    scale: float,
+) -> Block:
+    """A table without vertical rules: rows are the recognised lines, columns the gaps that no
+    word crosses. With fewer than two columns it is read as a text block."""
+    crop, dx, dy = _crop(image, box, [])
+    pixels = np.array(crop)
+    pixels[rules[dy : dy + crop.height, dx : dx + crop.width]] = 255
+    out = engine.recognize(Image.fromarray(pixels), RecognitionRequest(request.languages, "table", request.dpi))
+    lines = [_to_points(ln, dx, dy, scale) for ln in out.lines if ln.words]
+    bbox = BBox(*box).scaled(1 / scale)
+    columns = column_bounds([w.bbox for ln in lines for w in ln.words], min_gap=MIN_COLUMN_GAP_IN * 72)
+    if len(columns) < 2 or len(lines) < 2:
+        text = join_words([ln.text for ln in lines])
+        return Block("text", bbox, text, _mean_confidence(lines), tuple(lines))
+    cells = []
+    for r, line in enumerate(sorted(lines, key=lambda ln: ln.bbox.y0)):
+        for c, (x0, x1) in enumerate(columns):
+            words = [w for w in line.words if x0 <= w.bbox.cx <= x1]
+            cells.append(TableCell(r, c, join_words([w.text for w in words]), BBox(x0, line.bbox.y0, x1, line.bbox.y1)))
+    table = Table(len(lines), len(columns), tuple(cells))
+    return Block("table", bbox, table_text(table), _mean_confidence(lines), (), table=table)
 
 
 def _mean_confidence(lines: list[Line]) -> float | None:

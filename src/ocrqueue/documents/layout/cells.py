@@ -46,3 +46,16 @@ def fill_table(n_rows: int, n_cols: int, cells: list[TableCell], words: Iterable
 def table_text(table: Table) -> str:
     """Plain-text rendering: one row per line, cells separated by tabs."""
     return "\n".join("\t".join(row) for row in table.grid())
+
+
+def column_bounds(boxes: list[BBox], min_gap: float) -> list[tuple[float, float]]:
+    """Column extents of a table without vertical rules: the x ranges covered by words, split
+    where at least ``min_gap`` of whitespace runs through every row."""
+    spans = sorted((b.x0, b.x1) for b in boxes)
+    columns: list[tuple[float, float]] = []
+    for x0, x1 in spans:
+        if columns and x0 - columns[-1][1] < min_gap:
+            columns[-1] = (columns[-1][0], max(columns[-1][1], x1))
+        else:
+            columns.append((x0, x1))
+    return columns

@@ -128,8 +128,8 @@ def analyse(
     find_table_grids: bool = True,
     detected: list[tuple[IslandKind, tuple[int, int, int, int]]] | None = None,
 ) -> RasterLayout:
-    """Find ruled tables and text regions; ``detected`` adds figures and formulas from a layout
-    model. A ruled grid lying inside a detected figure is a chart, not a table."""
+    """Find ruled tables and text regions; ``detected`` adds figures, formulas and unruled tables
+    from a layout model. A ruled grid lying inside a detected figure is a chart, not a table."""
     gray = np.asarray(image.convert("L"))
     ink = ink_mask(gray)
     rules = np.zeros_like(ink)
@@ -144,6 +144,12 @@ def analyse(
             if not any(i.kind == "figure" and _overlap_share(box, i.box) > 0.5 for i in islands):
                 islands.append(Island("table", box, t))
         rules = h_rules | v_rules
+        # Tables the model sees without a ruled grid (whitespace or booktabs style) keep no grid:
+        # their columns are found from word positions after OCR.
+        ruled = [i.box for i in islands if i.kind == "table"]
+        for kind, box in detected or []:
+            if kind == "table" and not any(_overlap_share(box, r) > 0.3 or _overlap_share(r, box) > 0.3 for r in ruled):
+                islands.append(Island("table", box))
     factor = max(1, round(dpi / GRID_DPI))
     text_ink = ink & ~rules
     for island in islands:
