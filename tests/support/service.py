@@ -40,10 +40,8 @@ class Service:
         return httpx.Client(base_url=self.url, headers=headers, timeout=30)
 
     def start_worker(self) -> Worker:
-        worker = Worker(
-            self.store, build_registry(self.storage, self.settings.document_limits()), FAST,
-            metrics=QueueMetrics(CollectorRegistry()),
-        )  # fmt: skip
+        registry = build_registry(self.storage, self.settings.document_limits(), self.settings.vlm_config())
+        worker = Worker(self.store, registry, FAST, metrics=QueueMetrics(CollectorRegistry()))
         worker.start()
         self.workers.append(worker)
         return worker
