@@ -3,8 +3,9 @@
     .venv/bin/python bench/ocr.py [--engines tesseract,rapidocr] [--sets clean,scan,text_layer]
 
 Sets (drawn by tests/data/generate.py): ``clean`` rendered pages (English, Chinese, mixed, two
-columns, ruled table), ``scan`` the same pages made to look scanned, ``text_layer`` born-digital
-PDF pages read without OCR. Each engine/set runs in its own subprocess so peak RSS is its own.
+columns, ruled table, table with spans, table without column rules, chart with caption), ``scan``
+the first five made to look scanned, ``text_layer`` born-digital PDF pages read without OCR. Each
+engine/set runs in its own subprocess so peak RSS is its own.
 
 Prints a table, then one JSON line per engine/set with: engine, set, pages, cer (mean over pages
 with known text), table_cell_accuracy, pages_per_s_1 (one worker), pages_per_s_2 (two worker
@@ -46,7 +47,7 @@ from ocrqueue.documents import (  # noqa: E402
 )
 
 SETS = {
-    "clean": ["english", "chinese", "mixed", "two_column", "table"],
+    "clean": ["english", "chinese", "mixed", "two_column", "table", "span_table", "unruled_table", "figure"],
     "scan": ["english_scan", "chinese_scan", "mixed_scan", "two_column_scan", "table_scan"],
     "text_layer": ["born_digital", "long_pdf"],
 }
