@@ -130,6 +130,13 @@ class Settings(BaseSettings):
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value or None
 
+    @field_validator("vlm_base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://, e.g. http://127.0.0.1:8080/v1")
+        return value
+
     @cached_property
     def resolved_database_url(self) -> str:
         """The database URL, defaulting to a SQLite file in data_dir."""
