@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from ocrqueue.cli import documents, server
 from ocrqueue.cli.keys import keys_app
 from ocrqueue.cli.runtime import (
     configure_logging,
     open_configured_store,
+    open_storage,
     prepare_database,
     run_workers_until_signalled,
     serve_metrics,
@@ -22,6 +25,8 @@ from ocrqueue.cli.runtime import (
 )
 from ocrqueue.queue import QueueConfig, TaskSpec, TaskStatus, Worker
 from ocrqueue.queue.migrate import current_revision, head_revision
+from ocrqueue.service.keys import result_json_key, result_markdown_key
+from ocrqueue.service.ocr_task import OCR_KIND
 from ocrqueue.settings import Settings
 
 app = typer.Typer(
@@ -145,7 +150,8 @@ def tasks_list(
     """List tasks, newest first."""
     store = open_configured_store(Settings())
     page = store.list_tasks(statuses=status, limit=limit, cursor=cursor)
-    table = Table("id", "kind", "status", "attempts", "progress", "error")
+    table = Table("kind", "status", "attempts", "progress", "error")
+    table.columns.insert(0, Column("id", no_wrap=True, min_width=36))
     for t in page.tasks:
         progress = f"{t.progress_done}/{t.progress_total}" if t.progress_total else str(t.progress_done)
         table.add_row(t.id, t.kind, t.status, f"{t.attempts}/{t.max_attempts}", progress, t.error_message or "")
@@ -175,7 +181,8 @@ def tasks_show(task_id: str) -> None:
 @tasks_app.command("cancel")
 def tasks_cancel(task_id: str) -> None:
     """Cancel a task: pending ones at once, running ones at their worker's next check."""
-    task = open_configured_store(Settings()).cancel(task_id)
+    with open_configured_store(Settings()) as store:
+        task = store.cancel(task_id)
     if task is None:
         console.print(f"[red]no task {task_id}[/red]")
         raise typer.Exit(EXIT_NOT_FOUND)
@@ -185,11 +192,43 @@ def tasks_cancel(task_id: str) -> None:
 @tasks_app.command("retry")
 def tasks_retry(task_id: str) -> None:
     """Move a dead-lettered task back to pending."""
-    task = open_configured_store(Settings()).requeue(task_id)
+    with open_configured_store(Settings()) as store:
+        task = store.requeue(task_id)
     if task is None:
         console.print(f"[red]task {task_id} is not in dead_letter[/red]")
         raise typer.Exit(EXIT_FAILED)
     console.print(f"{task.id}: {task.status}")
+
+
+@tasks_app.command("result")
+def tasks_result(
+    task_id: str,
+    format: Annotated[str, typer.Option("--format", "-f", help="markdown or json.")] = "markdown",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+) -> None:
+    """Print (or save) a completed OCR task's Markdown or JSON.
+
+    Example: ocrqueue tasks result 01a2…-…  -f json -o contract.json
+    """
+    if format not in ("markdown", "json"):
+        console.print("[red]--format must be markdown or json[/red]")
+        raise typer.Exit(2)
+    settings = Settings()
+    with open_configured_store(settings) as store:
+        task = store.get(task_id)
+    if task is None:
+        console.print(f"[red]no task {task_id}[/red]")
+        raise typer.Exit(EXIT_NOT_FOUND)
+    if task.status is not TaskStatus.COMPLETED or task.kind != OCR_KIND:
+        console.print(f"[red]task {task_id} is a {task.kind} task in {task.status}; no document result[/red]")
+        raise typer.Exit(EXIT_FAILED)
+    key = result_json_key(task.id) if format == "json" else result_markdown_key(task.id)
+    data = open_storage(settings).get(key)
+    if output is None:
+        sys.stdout.write(data.decode())
+    else:
+        output.write_bytes(data)
+        console.print(f"wrote {output}")
 
 
 @tasks_app.command("wait")

@@ -7,6 +7,7 @@ import signal
 import threading
 from types import FrameType
 
+import click
 from prometheus_client import REGISTRY, start_http_server
 from rich.logging import RichHandler
 
@@ -39,11 +40,16 @@ def prepare_database(settings: Settings) -> str:
 
 
 def open_configured_store(settings: Settings) -> Store:
-    return open_store(
+    """The store for `settings`, closed when the running command ends."""
+    store = open_store(
         prepare_database(settings),
         pool_size=settings.worker_concurrency + 4,
         default_max_attempts=settings.max_attempts,
     )
+    command = click.get_current_context(silent=True)
+    if command is not None:
+        command.call_on_close(store.close)
+    return store
 
 
 def open_storage(settings: Settings) -> Storage:

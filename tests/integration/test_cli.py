@@ -1,0 +1,106 @@
+"""The command line in-process (Typer's runner), on both backends, with an in-process worker."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from data.generate import PdfBuilder, born_digital_pdf
+from prometheus_client import CollectorRegistry
+from typer.testing import CliRunner
+
+from ocrqueue.cli import app
+from ocrqueue.queue import QueueConfig, Store, Worker
+from ocrqueue.queue.metrics import QueueMetrics
+from ocrqueue.service.kinds import build_registry
+from ocrqueue.settings import Settings
+from ocrqueue.storage import LocalStorage
+
+runner = CliRunner()
+TASK_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+@pytest.fixture
+def cli_env(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in list(__import__("os").environ):
+        if name.startswith("OCRQUEUE_"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OCRQUEUE_DATABASE_URL", db_url)
+    monkeypatch.setenv("OCRQUEUE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("COLUMNS", "200")
+    return tmp_path
+
+
+@pytest.fixture
+def worker(cli_env: Path, store: Store) -> Iterator[Worker]:
+    settings = Settings()
+    registry = build_registry(LocalStorage(settings.resolved_storage_dir), settings.document_limits())
+    config = QueueConfig(lease_seconds=10, heartbeat_seconds=1, reaper_seconds=1, poll_seconds=0.1)
+    running = Worker(store, registry, config, metrics=QueueMetrics(CollectorRegistry()))
+    running.start()
+    yield running
+    running.stop(release_now=True)
+    running.wait_stopped(10)
+
+
+def test_submit_wait_then_result_list_and_show(cli_env: Path, worker: Worker) -> None:
+    pdf = cli_env / "report.pdf"
+    pdf.write_bytes(born_digital_pdf(pages=2))
+    submitted = runner.invoke(app, ["submit", str(pdf), "--mode", "text", "--wait"])
+    assert submitted.exit_code == 0, submitted.output
+    task_id = TASK_ID.search(submitted.output).group(0)  # type: ignore[union-attr]
+    markdown = runner.invoke(app, ["tasks", "result", task_id])
+    assert markdown.exit_code == 0 and "Supplier Invoices" in markdown.output
+    saved = runner.invoke(app, ["tasks", "result", task_id, "-f", "json", "-o", str(cli_env / "out.json")])
+    assert saved.exit_code == 0 and '"schema_version"' in (cli_env / "out.json").read_text()
+    listed = runner.invoke(app, ["tasks", "list", "--status", "completed"])
+    assert task_id in listed.output
+    shown = runner.invoke(app, ["tasks", "show", task_id])
+    assert "completed" in shown.output and "claimed" in shown.output
+    again = runner.invoke(app, ["submit", str(pdf), "--mode", "text"])
+    assert f"{task_id} report.pdf already completed" in again.output
+
+
+def test_a_failed_document_exits_non_zero_with_its_reason(cli_env: Path, worker: Worker) -> None:
+    locked = PdfBuilder()
+    locked.add_page([PdfBuilder.text(72, 72, 12, "secret")])
+    path = cli_env / "locked.pdf"
+    path.write_bytes(locked.build(encrypt=True))
+    result = runner.invoke(app, ["submit", str(path), "--wait"])
+    assert result.exit_code == 1
+    task_id = TASK_ID.search(result.output).group(0)  # type: ignore[union-attr]
+    assert runner.invoke(app, ["tasks", "result", task_id]).exit_code == 1
+    assert runner.invoke(app, ["tasks", "result", "00000000-0000-7000-8000-000000000000"]).exit_code == 3
+
+
+def test_convert_writes_markdown_json_and_reports_bad_files(cli_env: Path) -> None:
+    good, bad = cli_env / "good.pdf", cli_env / "empty.pdf"
+    good.write_bytes(born_digital_pdf(pages=1))
+    bad.write_bytes(b"")
+    result = runner.invoke(app, ["convert", str(good), str(bad), "-o", str(cli_env / "out"), "--mode", "text"])
+    assert result.exit_code == 1
+    assert "Supplier Invoices" in (cli_env / "out" / "good" / "good.md").read_text()
+    assert (cli_env / "out" / "good" / "good.json").is_file() and not (cli_env / "out" / "empty").exists()
+
+
+def test_keys_create_list_revoke(cli_env: Path) -> None:
+    created = runner.invoke(app, ["keys", "create", "--tenant", "acme", "--name", "scanner"])
+    assert created.exit_code == 0
+    token = created.output.strip().splitlines()[-1]
+    assert token.startswith("oq_")
+    key_id = re.search(r"key ([0-9a-f]{16})", created.output).group(1)  # type: ignore[union-attr]
+    listed = runner.invoke(app, ["keys", "list"])
+    assert key_id in listed.output and token not in listed.output
+    assert runner.invoke(app, ["keys", "revoke", key_id]).exit_code == 0
+    assert runner.invoke(app, ["keys", "revoke", key_id]).exit_code == 3
+
+
+def test_every_command_has_help_with_an_example(cli_env: Path) -> None:
+    commands = [["serve"], ["worker"], ["submit"], ["convert"], ["tasks", "result"], ["tasks", "enqueue"],
+                ["keys", "create"], ["db", "upgrade"]]  # fmt: skip
+    for command in commands:
+        shown = runner.invoke(app, [*command, "--help"])
+        assert shown.exit_code == 0 and "Example" in shown.output, command
