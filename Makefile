@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 BOOTSTRAP_PYTHON ?= python3
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint typecheck check chaos bench bench-queue venv system-deps-serve system-deps-test lock clean
+.PHONY: serve test lint typecheck check chaos bench bench-queue bench-ocr venv system-deps-serve system-deps-test lock clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(BOOTSTRAP_PYTHON) -m venv $(VENV)
@@ -39,12 +39,20 @@ typecheck: venv
 
 check: lint typecheck
 
+## chaos: the long chaos runs (300+ documents on PostgreSQL, then SQLite) with their summary tables (docs/chaos.md)
+chaos: venv
+	OCRQUEUE_CHAOS=full $(PY) -m pytest tests/chaos/test_chaos.py -s -p no:cacheprovider $(PYTEST_ARGS)
+
 ## bench-queue: drain no-op tasks on SQLite and PostgreSQL (see docs/benchmarks.md)
 bench-queue: venv
 	$(PY) bench/queue.py --db sqlite:///$(CURDIR)/ocrqueue-data/bench.db --jobs 20000 --concurrency 4 --processes 2
-	$(PY) bench/queue.py --db postgresql://postgres@127.0.0.1:5432/postgres --jobs 20000 --concurrency 4 --processes 2
+	$(PY) bench/queue.py --db postgresql://postgres@127.0.0.1:5432/ocrq_bench --jobs 20000 --concurrency 4 --processes 2
 
-bench: bench-queue
+## bench-ocr: accuracy and speed of each OCR engine on generated sample pages
+bench-ocr: venv
+	$(PY) bench/ocr.py
+
+bench: bench-queue bench-ocr
 
 ## lock: refresh constraints.txt from the current virtualenv after changing dependencies
 lock: venv
