@@ -2,7 +2,7 @@
 
 An engine is handed an image (a page region or a crop) and a request saying which languages and
 which task: text, a table cell, a whole table or a formula. Classic OCR engines ignore the task; a vision
-model engine (planned: any OpenAI-compatible VLM) turns it into its prompt and may answer with
+model engine (`vlm`: any OpenAI-compatible VLM, engines/vlm.py) turns it into its prompt and may answer with
 markup (LaTeX for formulas, HTML for tables) besides lines.
 """
 
