@@ -247,3 +247,18 @@ def test_a_vision_task_answers_a_question_about_an_image_through_the_api(
         body = standin.bodies[-1]
         assert body["max_tokens"] == 256 and body["messages"][0]["content"][1]["text"] == "What does the sign say?"
         assert body["messages"][0]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+def test_a_ruled_table_goes_to_the_model_whole_and_comes_back_as_cells(standin: StandIn) -> None:
+    from data.generate import TABLE, table_page
+
+    configure_vlm(fresh_config(standin))
+    buffer = io.BytesIO()
+    table_page().save(buffer, format="PNG", dpi=(200, 200))
+    with open_document(buffer.getvalue(), DocumentLimits()) as document:
+        (page,) = document.pages()
+        result = process_page(page, VLM_OCR)
+    (table,) = [block.table for block in result.blocks if block.table is not None]
+    assert table.grid() == TABLE
+    prompts = [body["messages"][0]["content"][1]["text"] for body in standin.bodies]
+    assert prompts.count("Table Recognition:") == 1 and len(prompts) < len(TABLE) * len(TABLE[0])

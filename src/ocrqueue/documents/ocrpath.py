@@ -17,6 +17,7 @@ from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks
 from ocrqueue.documents.layout.cells import column_bounds, grid_cells_to_points, table_text
+from ocrqueue.documents.layout.markup_table import MarkupCell, parse_markup_table
 from ocrqueue.documents.layout.model import get_layout_model
 from ocrqueue.documents.layout.raster import Island, IslandKind, analyse, deskew
 from ocrqueue.documents.layout.tables import TableGrid
@@ -165,10 +166,45 @@ def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> boo
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+def _model_table(
+    image: Image.Image, grid: TableGrid, engine: OcrEngine, request: RecognitionRequest, scale: float
+) -> Block | None:
+    """A whole ruled table sent once with task "table" to an engine that answers with markup (a
+    vision model, as GLM-OCR does); None when the answer holds no table, so cells are read instead.
+    Cells get the detected grid's boxes when the shapes agree, else an even split of the table."""
+    crop, dx, dy = _crop(image, (grid.x0, grid.y0, grid.x1, grid.y1), [])
+    out = engine.recognize(crop, RecognitionRequest(request.languages, "table", request.dpi))
+    parsed = parse_markup_table(out.markup or "")
+    if parsed is None:
+        return None
+    bbox = BBox(grid.x0, grid.y0, grid.x1, grid.y1).scaled(1 / scale)
+    detected = {(c.row, c.col): c.bbox for c in grid_cells_to_points(grid, scale)}
+    same_shape = (parsed.n_rows, parsed.n_cols) == (grid.n_rows, grid.n_cols)
+    row_h, col_w = bbox.height / parsed.n_rows, bbox.width / parsed.n_cols
+
+    def box(cell: MarkupCell) -> BBox:
+        if same_shape and (cell.row, cell.col) in detected:
+            first = detected[(cell.row, cell.col)]
+            last = detected.get((cell.row + cell.row_span - 1, cell.col + cell.col_span - 1), first)
+            return BBox(first.x0, first.y0, max(first.x1, last.x1), max(first.y1, last.y1))
+        x0, y0 = bbox.x0 + cell.col * col_w, bbox.y0 + cell.row * row_h
+        return BBox(x0, y0, x0 + cell.col_span * col_w, y0 + cell.row_span * row_h)
+
+    cells = tuple(TableCell(c.row, c.col, c.text, box(c), c.row_span, c.col_span) for c in parsed.cells)
+    table = Table(parsed.n_rows, parsed.n_cols, cells)
+    lines = tuple(_to_points(ln, dx, dy, scale) for ln in out.lines)
+    return Block("table", bbox, table_text(table), _mean_confidence(list(lines)), (), table=table)
+
+
 def _table_block(
     image: Image.Image, grid: TableGrid, rules: Mask, engine: OcrEngine, request: RecognitionRequest, scale: float
 ) -> Block:
-    """Recognise each cell on its own, inset from its rules (which are painted out as well)."""
+    """Recognise each cell on its own, inset from its rules (which are painted out as well); an
+    engine that reads whole tables (`reads_whole_tables`) gets the table in one request instead."""
+    if getattr(engine, "reads_whole_tables", False):
+        whole = _model_table(image, grid, engine, request, scale)
+        if whole is not None:
+            return whole
     inset = max(2, request.dpi // 50)
     cell_request = RecognitionRequest(request.languages, "cell", request.dpi)
     lines_seen: list[Line] = []

@@ -20,6 +20,8 @@ from ocrqueue.documents.vlm.prompts import clean_formula, prompt_for, strip_fenc
 
 class VlmEngine:
     name = "vlm"
+    reads_whole_tables = True
+    """Ruled tables go to the model whole (`Table Recognition:`), not cell by cell."""
 
     def __init__(self, client: VlmClient, max_tokens: int | None = None) -> None:
         self.client = client
