@@ -92,7 +92,10 @@ def db_upgrade() -> None:
 
 @db_app.command("current")
 def db_current() -> None:
-    """Print the schema revision of the database and the newest this version knows."""
+    """Print the schema revision of the database and the newest this version knows (exit 1 if behind).
+
+    Example: ocrqueue db current
+    """
     settings = Settings()
     revision = current_revision(settings.resolved_database_url)
     console.print(f"database: {revision or 'empty'}; newest: {head_revision()}")
@@ -104,7 +107,10 @@ def db_current() -> None:
 def db_prune(
     days: Annotated[float | None, typer.Option(help="Age in days [default: settings.prune_after_days].")] = None,
 ) -> None:
-    """Delete finished tasks (with their history) older than the given age."""
+    """Delete finished tasks (with their history) older than the given age.
+
+    Example: ocrqueue db prune --days 7
+    """
     settings = Settings()
     store = open_configured_store(settings)
     total = 0
@@ -147,7 +153,10 @@ def tasks_list(
     limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
     cursor: Annotated[str | None, typer.Option(help="Continue after this task id.")] = None,
 ) -> None:
-    """List tasks, newest first."""
+    """List tasks, newest first.
+
+    Example: ocrqueue tasks list --status dead_letter --limit 50
+    """
     store = open_configured_store(Settings())
     page = store.list_tasks(statuses=status, limit=limit, cursor=cursor)
     table = Table("kind", "status", "attempts", "progress", "error")
@@ -162,7 +171,10 @@ def tasks_list(
 
 @tasks_app.command("show")
 def tasks_show(task_id: str) -> None:
-    """Show one task with its event history."""
+    """Show one task with its event history.
+
+    Example: ocrqueue tasks show 01a2269d-108c-73d7-8d61-d464655ea577
+    """
     store = open_configured_store(Settings())
     task = store.get(task_id)
     if task is None:
@@ -180,7 +192,10 @@ def tasks_show(task_id: str) -> None:
 
 @tasks_app.command("cancel")
 def tasks_cancel(task_id: str) -> None:
-    """Cancel a task: pending ones at once, running ones at their worker's next check."""
+    """Cancel a task: pending ones at once, running ones at their worker's next check.
+
+    Example: ocrqueue tasks cancel 01a2269d-108c-73d7-8d61-d464655ea577
+    """
     with open_configured_store(Settings()) as store:
         task = store.cancel(task_id)
     if task is None:
@@ -191,7 +206,10 @@ def tasks_cancel(task_id: str) -> None:
 
 @tasks_app.command("retry")
 def tasks_retry(task_id: str) -> None:
-    """Move a dead-lettered task back to pending."""
+    """Move a dead-lettered task back to pending with fresh attempts.
+
+    Example: ocrqueue tasks retry 01a2269d-108c-73d7-8d61-d464655ea577
+    """
     with open_configured_store(Settings()) as store:
         task = store.requeue(task_id)
     if task is None:
@@ -233,7 +251,10 @@ def tasks_result(
 
 @tasks_app.command("wait")
 def tasks_wait(task_id: str, timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 600.0) -> None:
-    """Wait until a task reaches a terminal state; exit 0 only if it completed."""
+    """Wait until a task reaches a terminal state; exit 0 only if it completed.
+
+    Example: ocrqueue tasks wait 01a2269d-108c-73d7-8d61-d464655ea577 --timeout 60
+    """
     store = open_configured_store(Settings())
     deadline = time.monotonic() + timeout
     while (task := store.get(task_id)) is not None and not task.status.terminal:

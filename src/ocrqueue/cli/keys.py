@@ -36,7 +36,10 @@ def create(
 
 @keys_app.command("list")
 def list_keys() -> None:
-    """List keys (never their tokens)."""
+    """List keys (never their tokens).
+
+    Example: ocrqueue keys list
+    """
     table = Table("id", "tenant", "name", "created", "revoked")
     for key in _keys().list():
         table.add_row(key.id, key.tenant, key.name, key.created_at.isoformat(timespec="seconds"),
@@ -46,7 +49,10 @@ def list_keys() -> None:
 
 @keys_app.command("revoke")
 def revoke(key_id: str) -> None:
-    """Revoke a key at once (within a few seconds on every server)."""
+    """Revoke a key at once (within a few seconds on every server).
+
+    Example: ocrqueue keys revoke 3f9a1c0b2d4e5f60
+    """
     if not _keys().revoke(key_id):
         console.print(f"[red]no active key {key_id}[/red]")
         raise typer.Exit(3)
