@@ -51,9 +51,10 @@ def serve(
     storage = open_storage(settings)
     keys = ApiKeys(settings.resolved_database_url)
     listen_host = host or settings.host
-    if not _is_loopback(listen_host) and not keys.any_active():
+    if not keys.any_active():
+        asked = "" if _is_loopback(listen_host) else f", not {listen_host}"
         console.print(
-            f"[yellow]no API key exists, so ocrqueue listens on 127.0.0.1 only, not {listen_host}; "
+            f"[yellow]no API key exists, so ocrqueue listens on 127.0.0.1 only{asked} and asks nobody for a key; "
             "create one with `ocrqueue keys create --tenant NAME` to serve other machines[/yellow]"
         )
         listen_host = "127.0.0.1"
