@@ -70,3 +70,12 @@ def _answers(base: str) -> bool:
         return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_without_keys_serve_listens_on_loopback_only_and_says_so(workers: Processes) -> None:
+    port = free_port()
+    api = workers.start(["serve", "--host", "0.0.0.0", "--port", str(port), "--workers", "1"], name="open-api")
+    output = api.wait_output(f"open http://127.0.0.1:{port}/", timeout=60)
+    assert "listens on 127.0.0.1 only, not 0.0.0.0" in " ".join(output.split())
+    wait_for(lambda: _answers(f"http://127.0.0.1:{port}"), 30, 0.1, "the API to answer")
