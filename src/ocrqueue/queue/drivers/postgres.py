@@ -65,7 +65,11 @@ class PostgresStore(Store):
             max_size=max(2, pool_size),
             kwargs={"autocommit": True},
             configure=_configure_connection,
-            timeout=10.0,
+            # With reconnect_timeout=0 the pool gives up a failed reconnection at once, and only a
+            # new getconn starts another: a caller that began waiting while the server was down
+            # waits out this whole timeout even after the server is back. Keep it short; `_retrying`
+            # treats PoolTimeout as retryable and asks again (tests/chaos/test_postgres_reconnect.py).
+            timeout=2.0,
             reconnect_timeout=0,
             open=True,
             name="ocrqueue",
