@@ -1,0 +1,387 @@
+#!/usr/bin/env python
+"""HTTP load on `ocrqueue serve` while its workers are busy: many clients submit small images and
+follow their tasks (status polls or server-sent events), for a fixed time.
+
+    python bench/load.py                       # 50 clients, 60 s, throwaway or local PostgreSQL
+    python bench/load.py --clients 100 --duration 120 --worker-processes 2
+    python bench/load.py --quick               # smoke run, well under 30 s
+
+What runs: `ocrqueue serve --no-workers` (the API) and `--worker-processes` `ocrqueue worker`
+processes, on a fresh database created on the PostgreSQL server at --admin-url (default: the
+local server on 127.0.0.1:5432 if it answers, else a throwaway cluster from tests/support), and
+dropped afterwards. Everything listens on 127.0.0.1 only.
+
+Each client loops until the duration is over: submit one small PNG (a line of unique text, so no
+two deduplicate and every one is OCR'd), then follow the task to its end, by polling
+`GET /api/v1/tasks/{id}` every --poll-interval seconds (even-numbered clients) or by
+`GET /api/v1/tasks/{id}/events` (odd-numbered clients), then fetch its JSON result. Kinds
+measured: submit, status, result, sse_first (time to the first event), sse_total (whole stream).
+After the duration no new task is submitted; the clients finish following theirs (bounded by
+--drain-timeout), then every submitted task's final status is read.
+
+Output: a table, then one JSON line (always last). Exit status 1 when any request failed, any
+task did not complete, or p99 status latency exceeded --p99-target-ms.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# bench/queue.py sits beside this file: keep this directory off sys.path so `import queue` finds the
+# standard library module (psycopg and asyncio import it).
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import random  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import uuid  # noqa: E402
+from collections import defaultdict  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import httpx  # noqa: E402
+import psycopg  # noqa: E402
+from PIL import Image, ImageDraw, ImageFont  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+WORDS = ["invoice", "order", "delivery", "payment", "account", "supplier", "contract", "report", "price"]
+
+
+# --- the service under load ----------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _reachable(url: str) -> bool:
+    try:
+        with psycopg.connect(url, connect_timeout=3):
+            return True
+    except psycopg.OperationalError:
+        return False
+
+
+@contextlib.contextmanager
+def postgres_admin(url: str | None) -> Iterator[str]:
+    if url or _reachable(DEFAULT_ADMIN_URL):
+        yield url or DEFAULT_ADMIN_URL
+        return
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support.postgres import throwaway_cluster
+
+    with throwaway_cluster() as cluster:
+        yield cluster.admin_url
+
+
+@contextlib.contextmanager
+def fresh_database(admin_url: str) -> Iterator[str]:
+    name = f"ocrq_load_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield admin_url.rpartition("/")[0] + f"/{name}"
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@dataclass
+class Service:
+    base_url: str
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def stop(self) -> None:
+        for process in self.processes:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait(10)
+
+
+def start_service(db_url: str, workdir: Path, worker_processes: int, slots: int) -> Service:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OCRQUEUE_")}
+    env.update(
+        {
+            "OCRQUEUE_DATABASE_URL": db_url,
+            "OCRQUEUE_DATA_DIR": str(workdir / "data"),
+            "OCRQUEUE_AUTO_MIGRATE": "false",
+            "OCRQUEUE_SUBMIT_RATE_PER_MINUTE": "1000000",
+            "OCRQUEUE_DEFAULT_LANGUAGES": '["eng"]',
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    port = _free_port()
+    service = Service(f"http://127.0.0.1:{port}")
+    commands = [["serve", "--host", "127.0.0.1", "--port", str(port), "--no-workers"]]
+    commands += [["worker", "-c", str(slots)] for _ in range(worker_processes)]
+    for i, args in enumerate(commands):
+        log = open(workdir / f"process-{i}.log", "wb")  # noqa: SIM115 (the child keeps it)
+        service.processes.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "ocrqueue", *args],
+                cwd=workdir,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{service.base_url}/readyz", timeout=2).status_code == 200:
+                return service
+        if any(p.poll() is not None for p in service.processes):
+            break
+        time.sleep(0.2)
+    service.stop()
+    logs = "\n".join((workdir / f"process-{i}.log").read_text(errors="replace")[-2000:] for i in range(len(commands)))
+    raise SystemExit(f"the service did not become ready:\n{logs}")
+
+
+# --- clients ----------------------------------------------------------------------------------------
+
+
+def small_image(text: str) -> bytes:
+    image = Image.new("L", (640, 90), 255)
+    ImageDraw.Draw(image).text((16, 24), text, font=ImageFont.truetype(FONT, 30), fill=0)
+    buf = io.BytesIO()
+    image.save(buf, "PNG", dpi=(200, 200))
+    return buf.getvalue()
+
+
+@dataclass
+class Stats:
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    error_samples: list[str] = field(default_factory=list)
+    submitted: list[str] = field(default_factory=list)
+    followed_to_end: int = 0
+
+    def error(self, kind: str, what: str) -> None:
+        self.errors[kind] += 1
+        if len(self.error_samples) < 10:
+            self.error_samples.append(f"{kind}: {what}")
+
+
+async def _timed(stats: Stats, kind: str, request: asyncio.Future[httpx.Response] | object) -> httpx.Response | None:
+    t0 = time.perf_counter()
+    try:
+        response = await request  # type: ignore[misc]
+    except httpx.HTTPError as exc:
+        stats.error(kind, f"{type(exc).__name__}: {exc}")
+        return None
+    stats.latencies[kind].append(time.perf_counter() - t0)
+    if response.status_code >= 400:
+        stats.error(kind, f"HTTP {response.status_code} {response.text[:200]}")
+        return None
+    return response  # type: ignore[no-any-return]
+
+
+async def follow_by_polling(
+    client: httpx.AsyncClient, stats: Stats, task_id: str, interval: float, until: float
+) -> bool:
+    while time.monotonic() < until:
+        response = await _timed(stats, "status", client.get(f"/api/v1/tasks/{task_id}"))
+        if response is not None and response.json()["status"] in ("completed", "dead_letter", "cancelled"):
+            return True
+        await asyncio.sleep(interval)
+    return False
+
+
+async def follow_by_events(client: httpx.AsyncClient, stats: Stats, task_id: str, until: float) -> bool:
+    t0 = time.perf_counter()
+    first = True
+    try:
+        async with client.stream("GET", f"/api/v1/tasks/{task_id}/events", timeout=until - time.monotonic()) as stream:
+            if stream.status_code != 200:
+                stats.error("sse_first", f"HTTP {stream.status_code}")
+                return False
+            event = ""
+            async for line in stream.aiter_lines():
+                if line.startswith("event:"):
+                    event = line.split(":", 1)[1].strip()
+                    if first:
+                        stats.latencies["sse_first"].append(time.perf_counter() - t0)
+                        first = False
+                    if event == "end":
+                        stats.latencies["sse_total"].append(time.perf_counter() - t0)
+                        return True
+                if time.monotonic() > until:
+                    return False
+    except httpx.HTTPError as exc:
+        stats.error("sse_total", f"{type(exc).__name__}: {exc}")
+    return False
+
+
+async def client_loop(number: int, base_url: str, stats: Stats, args: argparse.Namespace, stop_at: float) -> None:
+    rng = random.Random(number)
+    drain_until = stop_at + args.drain_timeout
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
+        await asyncio.sleep(rng.uniform(0, 1.0))  # do not all start in the same millisecond
+        serial = 0
+        while time.monotonic() < stop_at:
+            serial += 1
+            text = f"{rng.choice(WORDS)} {number}-{serial} {rng.choice(WORDS)} {rng.randrange(10**6)}"
+            response = await _timed(
+                stats,
+                "submit",
+                client.post("/api/v1/tasks", files={"file": (f"c{number}-{serial}.png", small_image(text))}),
+            )
+            if response is None:
+                await asyncio.sleep(0.5)
+                continue
+            task_id = response.json()["id"]
+            stats.submitted.append(task_id)
+            if number % 2 == 0:
+                ended = await follow_by_polling(client, stats, task_id, args.poll_interval, drain_until)
+            else:
+                ended = await follow_by_events(client, stats, task_id, drain_until)
+            if not ended:
+                return
+            stats.followed_to_end += 1
+            await _timed(stats, "result", client.get(f"/api/v1/tasks/{task_id}/result", params={"format": "json"}))
+
+
+async def final_statuses(base_url: str, task_ids: list[str]) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
+        for task_id in task_ids:
+            try:
+                counts[(await client.get(f"/api/v1/tasks/{task_id}")).json()["status"]] += 1
+            except httpx.HTTPError:
+                counts["unreadable"] += 1
+    return dict(counts)
+
+
+async def drive(base_url: str, args: argparse.Namespace) -> tuple[Stats, float, dict[str, int]]:
+    stats = Stats()
+    t0 = time.monotonic()
+    stop_at = t0 + args.duration
+    await asyncio.gather(*(client_loop(n, base_url, stats, args, stop_at) for n in range(args.clients)))
+    elapsed = time.monotonic() - t0
+    return stats, elapsed, await final_statuses(base_url, stats.submitted)
+
+
+# --- report -----------------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
+
+
+def report(stats: Stats, elapsed: float, statuses: dict[str, int], args: argparse.Namespace) -> tuple[str, dict]:  # type: ignore[type-arg]
+    kinds = ["submit", "status", "sse_first", "sse_total", "result"]
+    lines = [
+        f"{args.clients} clients for {args.duration:.0f} s (+ drain) against ocrqueue serve on PostgreSQL, "
+        f"{args.worker_processes} worker process(es) x {args.slots} slots",
+        f"{'kind':<10} {'requests':>8} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>6}",
+    ]
+    out: dict[str, object] = {"clients": args.clients, "duration_s": args.duration, "elapsed_s": round(elapsed, 1)}
+    total = 0
+    for kind in kinds:
+        values = stats.latencies.get(kind, [])
+        total += len(values) if kind != "sse_total" else 0
+        p50, p99 = percentile(values, 50) * 1000, percentile(values, 99) * 1000
+        top = max(values) * 1000 if values else float("nan")
+        lines.append(
+            f"{kind:<10} {len(values):>8} {len(values) / elapsed:>7.1f} {p50:>8.1f} {p99:>8.1f} {top:>8.1f} "
+            f"{stats.errors.get(kind, 0):>6}"
+        )
+        out[f"{kind}_count"] = len(values)
+        out[f"{kind}_p50_ms"] = round(p50, 1)
+        out[f"{kind}_p99_ms"] = round(p99, 1)
+        out[f"{kind}_errors"] = stats.errors.get(kind, 0)
+    errors = sum(stats.errors.values())
+    completed = statuses.get("completed", 0)
+    lines.append(f"all requests: {total / elapsed:.1f}/s; errors: {errors}")
+    lines.append(f"tasks submitted: {len(stats.submitted)}; completed: {completed}; statuses: {statuses}")
+    lines += [f"  error: {sample}" for sample in stats.error_samples]
+    out.update(
+        {
+            "requests_per_s": round(total / elapsed, 1),
+            "errors": errors,
+            "tasks_submitted": len(stats.submitted),
+            "tasks_completed": completed,
+            "tasks_per_s": round(completed / elapsed, 2),
+            "statuses": statuses,
+            "p99_target_ms": args.p99_target_ms,
+        }
+    )
+    return "\n".join(lines), out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--duration", type=float, default=60.0, help="Seconds of submitting.")
+    parser.add_argument("--drain-timeout", type=float, default=120.0, help="Seconds to let tasks finish after.")
+    parser.add_argument("--poll-interval", type=float, default=0.25)
+    parser.add_argument("--worker-processes", type=int, default=2)
+    parser.add_argument("--slots", type=int, default=1, help="Task slots per worker process.")
+    parser.add_argument("--admin-url", default=None, help="A PostgreSQL admin URL (loopback); a database is created.")
+    parser.add_argument("--p99-target-ms", type=float, default=100.0, help="p99 status latency target.")
+    parser.add_argument("--quick", action="store_true", help="10 clients for 8 s: a smoke run under 30 s.")
+    args = parser.parse_args()
+    if args.quick:
+        args.clients, args.duration, args.drain_timeout = 10, 8.0, 15.0
+        args.worker_processes = 1
+    if args.admin_url:
+        host = psycopg.conninfo.conninfo_to_dict(args.admin_url).get("host") or ""
+        if host not in ("127.0.0.1", "localhost", "::1", "") and not host.startswith("/"):
+            parser.error("--admin-url must point at a loopback address")
+    workdir = Path(tempfile.mkdtemp(prefix="ocrq-load-"))
+    try:
+        with postgres_admin(args.admin_url) as admin, fresh_database(admin) as db_url:
+            env = {k: v for k, v in os.environ.items() if not k.startswith("OCRQUEUE_")}
+            env["OCRQUEUE_DATABASE_URL"] = db_url
+            subprocess.run(
+                [sys.executable, "-m", "ocrqueue", "db", "upgrade"], env=env, check=True, capture_output=True
+            )
+            service = start_service(db_url, workdir, args.worker_processes, args.slots)
+            try:
+                stats, elapsed, statuses = asyncio.run(drive(service.base_url, args))
+            finally:
+                service.stop()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    table, out = report(stats, elapsed, statuses, args)
+    print(table)
+    print(json.dumps(out), flush=True)
+    failed = (
+        out["errors"]
+        or out["tasks_completed"] != out["tasks_submitted"]
+        or not out["tasks_submitted"]
+        or (out["status_p99_ms"] > args.p99_target_ms)  # type: ignore[operator]
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
