@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import json
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ocrqueue.api.errors import error_body
 
 
-class BodyTooLarge(Exception):
-    pass
+class BodyTooLarge(HTTPException):
+    """An HTTPException so that FastAPI's form parsing lets it through as a 413 instead of turning it
+    into "400 There was an error parsing the body" (it wraps every other exception that way)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(
+            413, f"request body is larger than the limit of {max_bytes} bytes", headers={"Connection": "close"}
+        )
 
 
 class BodyLimitMiddleware:
@@ -38,7 +45,7 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
-                    raise BodyTooLarge
+                    raise BodyTooLarge(self.max_bytes)
             return message
 
         async def tracking_send(message: Message) -> None:

@@ -38,6 +38,11 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
             return pdfium.PdfDocument(data)
         except pdfium.PdfiumError as exc:
             code = getattr(exc, "err_code", None)
+            if b"/Encrypt" not in data:
+                # PDFium leaves its last error as it was on some failures (an empty page tree), so
+                # an earlier encrypted file's code would show up here: only believe it for files
+                # that declare encryption at all.
+                code = None
             if code == pdfium_c.FPDF_ERR_PASSWORD:
                 raise EncryptedPdfError("PDF is encrypted: it needs a password to open") from exc
             if code == pdfium_c.FPDF_ERR_SECURITY:

@@ -64,6 +64,8 @@ def _options(
             given = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise ApiError(422, "invalid_options", f"options is not valid JSON: {exc.msg}", field="options") from exc
+        except RecursionError as exc:
+            raise ApiError(422, "invalid_options", "options is nested too deeply", field="options") from exc
         if not isinstance(given, dict):
             raise ApiError(422, "invalid_options", "options must be a JSON object", field="options")
         unknown = sorted(set(given) - {"mode", "engine", "languages", "dpi", "tables", "layout_model"})
@@ -84,7 +86,7 @@ def _options(
         )
     try:
         return ProcessOptions.from_dict(fields)
-    except (DocumentError, TypeError, ValueError) as exc:
+    except (DocumentError, TypeError, ValueError, OverflowError) as exc:
         raise ApiError(422, "invalid_options", str(exc), field="options") from exc
 
 

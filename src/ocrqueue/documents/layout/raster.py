@@ -60,7 +60,9 @@ def ink_mask(gray: npt.NDArray[np.uint8]) -> Mask:
     w1 = total - w0
     with np.errstate(divide="ignore", invalid="ignore"):
         between = (m0[-1] * w0 / total - m0) ** 2 / (w0 * w1)
-    threshold = int(np.nanargmax(between[:-1])) if total else 128
+    if not total or np.isnan(between[:-1]).all():
+        return np.zeros(gray.shape, dtype=bool)  # one grey level (a blank page): no split, no ink
+    threshold = int(np.nanargmax(between[:-1]))
     return gray <= min(threshold, 200)
 
 
