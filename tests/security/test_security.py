@@ -308,11 +308,6 @@ def test_revoked_keys_stop_working_at_once(service: Service) -> None:
         assert upload(client).status_code == 401
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: revoking the last active key turns auth off (local mode), so every tenant's tasks become "
-    "readable without a key; needs an explicit setting (e.g. require_api_keys) instead of 'no keys = open'",
-)
 def test_revoking_the_last_key_does_not_open_the_api(service: Service) -> None:
     key, token = service.keys.create("tenant-a")
     with service.client(token) as client:

@@ -14,7 +14,7 @@ from ocrqueue.api.errors import ApiError
 @dataclass(frozen=True)
 class Caller:
     tenant: str | None
-    """None in local mode (no keys exist): the operator sees every task."""
+    """None in local mode (no key was ever created): the operator sees every task."""
     rate_key: str
     """Whom the submit rate limit counts against: the key (by hash), or "local"."""
 
@@ -24,7 +24,7 @@ class Caller:
 
 async def current_caller(request: Request) -> Caller:
     keys = request.app.state.context.keys
-    if not await run_in_threadpool(keys.any_active):
+    if not await run_in_threadpool(keys.auth_required):
         return Caller(None, "local")
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")

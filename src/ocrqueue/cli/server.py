@@ -51,7 +51,7 @@ def serve(
     storage = open_storage(settings)
     keys = ApiKeys(settings.resolved_database_url)
     listen_host = host or settings.host
-    if not keys.any_active():
+    if not keys.auth_required():
         asked = "" if _is_loopback(listen_host) else f", not {listen_host}"
         console.print(
             f"[yellow]no API key exists, so ocrqueue listens on 127.0.0.1 only{asked} and asks nobody for a key; "

@@ -99,12 +99,13 @@ class ApiKeys:
         self._forget_cache()
         return changed > 0
 
-    def any_active(self) -> bool:
-        """Whether auth is on: true as soon as one unrevoked key exists."""
+    def auth_required(self) -> bool:
+        """Whether auth is on: from the first key ever created, revoked or not. Revoking every key
+        locks the API until a new key is made; it never falls back to the open local mode."""
         with self._lock:
             if self._any_cache and time.monotonic() - self._any_cache[0] < _CACHE_SECONDS:
                 return self._any_cache[1]
-        query = sa.select(sa.func.count()).select_from(api_keys).where(api_keys.c.revoked_at.is_(None))
+        query = sa.select(sa.func.count()).select_from(api_keys)
         with self._engine.connect() as conn:
             active = bool(conn.execute(query).scalar_one())
         with self._lock:
