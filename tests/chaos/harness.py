@@ -54,6 +54,7 @@ CHAOS_ENV: dict[str, str] = {
     "OCRQUEUE_DEFAULT_LANGUAGES": '["eng"]',
     "OCRQUEUE_RENDER_DPI": "200",
 }
+BURST = 6  # model-server answers turned into 503s per burst (the breaker opens after 5 failures)
 OPTIONS = {"mode": "auto", "engine": "tesseract", "languages": ["eng"], "dpi": 200}
 
 
@@ -492,19 +493,19 @@ class ChaosRun:
     def model_errors(self) -> None:
         standin = self.standin
         assert standin is not None
-        wait_until(self._vlm_running, 30, 0.05)
+        wait_until(self._vlm_running, 3 * self.ocr_wait, 0.05)
         fault = Fault("model server 503s", "stand-in", self._now(), running_tasks=self._vlm_running())
         before = standin.completions
-        standin.fail_next(8, 503)
-        wait_until(lambda: standin.completions >= before + 8, 30, 0.05)
+        standin.fail_next(BURST, 503)
+        wait_until(lambda: standin.completions >= before + BURST, 5 * self.ocr_wait, 0.05)
         standin.recover()  # drops whatever failures were not asked for
-        fault.note = f"{min(8, standin.completions - before)} model requests answered 503"
+        fault.note = f"{min(BURST, standin.completions - before)} model requests answered 503"
         self.report.faults.append(fault)
 
     def model_stall(self) -> None:
         standin = self.standin
         assert standin is not None
-        wait_until(self._vlm_running, 30, 0.05)
+        wait_until(self._vlm_running, 3 * self.ocr_wait, 0.05)
         fault = Fault("model server stall", "stand-in", self._now(), running_tasks=self._vlm_running())
         before = standin.completions
         standin.stall(30)
@@ -617,8 +618,8 @@ class ChaosRun:
         if total != len(self.docs):
             report.problems.append(f"{total} tasks for {len(self.docs)} unique documents (a submit was doubled)")
         ids = list(self.task_ids.values())
-        for task_id, problems in history_problems(self.store, ids).items():
-            report.problems += [f"{task_id}: {p}" for p in problems]
+        for tid, problems in history_problems(self.store, ids).items():
+            report.problems += [f"{tid}: {p}" for p in problems]
         expected = self._clean_results()
         with httpx.Client(base_url=self.base, timeout=30) as client:
             for doc in self.docs:
@@ -681,11 +682,11 @@ class ChaosRun:
             with psycopg.connect(url.libpq) as conn:
                 rows = list(conn.execute(query).fetchall())
         else:
-            conn = sqlite3.connect(url.sqlite_path or "", timeout=30)
+            lite = sqlite3.connect(url.sqlite_path or "", timeout=30)
             try:
-                rows = conn.execute(query).fetchall()
+                rows = lite.execute(query).fetchall()
             finally:
-                conn.close()
+                lite.close()
         found: dict[str, list[tuple[int, int, datetime]]] = {}
         for task_id, seq, token, created in rows:
             at = to_datetime(created)

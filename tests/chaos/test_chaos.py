@@ -53,7 +53,7 @@ def test_chaos_postgresql(tmp_path: Path) -> None:
         try:
             run = ChaosRun(
                 tmp_path, cluster.admin_url, store, docs, workers=3, cluster=cluster, seed=SEED,
-                submit_interval=0.3 if FULL else 0.4, standin=standin, ocr_wait=8 if FULL else 3,
+                submit_interval=0.3 if FULL else 1.0, standin=standin, ocr_wait=8 if FULL else 3,
             )  # fmt: skip
             run.run(schedule, drain_timeout=600 if FULL else 150)
         finally:
