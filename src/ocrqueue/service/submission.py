@@ -60,7 +60,7 @@ def submit_document(
         spool.seek(0)
         storage.put_stream(key, spool, max_bytes)  # type: ignore[arg-type]
     if submission.idempotency_key is not None:
-        key_for_dedup: str | None = f"idem:{submission.tenant or ''}:{submission.idempotency_key}"
+        key_for_dedup: str | None = idempotency_dedup_key(submission.tenant, submission.idempotency_key)
     elif submission.force:
         key_for_dedup = None
     else:
@@ -80,11 +80,22 @@ def submit_document(
         dedup_key=key_for_dedup,
         tenant=submission.tenant,
     )
+    return submit_owning_upload(store, storage, spec, key)
+
+
+def idempotency_dedup_key(tenant: str | None, idempotency_key: str) -> str:
+    """A client-chosen key, kept apart per tenant and from content-derived keys."""
+    return f"idem:{tenant or ''}:{idempotency_key}"
+
+
+def submit_owning_upload(store: Store, storage: Storage, spec: TaskSpec, upload: str) -> SubmitResult:
+    """Submit a task that owns the stored `upload`: a submit that fails, or finds an existing task
+    by its dedup key, removes the copy it staged."""
     try:
         result = store.submit(spec)
     except BaseException:
-        storage.delete_prefix(key)
+        storage.delete_prefix(upload)
         raise
     if not result.created:
-        storage.delete_prefix(key)
+        storage.delete_prefix(upload)
     return result

@@ -20,6 +20,7 @@ from ocrqueue.documents.vlm import VlmClient
 from ocrqueue.queue import PermanentError, Store, SubmitResult, TaskContext, TaskSpec
 from ocrqueue.queue.models import JSON
 from ocrqueue.service.keys import upload_key
+from ocrqueue.service.submission import idempotency_dedup_key, submit_owning_upload
 from ocrqueue.storage import ObjectNotFoundError, Storage
 
 VISION_KIND = "vision"
@@ -45,7 +46,7 @@ def submit_vision(store: Store, storage: Storage, data: bytes, submission: Visio
     key = upload_key(uuid.uuid4().hex)
     storage.put(key, data)
     if submission.idempotency_key is not None:
-        dedup: str | None = f"idem:{submission.tenant or ''}:{submission.idempotency_key}"
+        dedup: str | None = idempotency_dedup_key(submission.tenant, submission.idempotency_key)
     elif submission.force:
         dedup = None
     else:
@@ -67,14 +68,7 @@ def submit_vision(store: Store, storage: Storage, data: bytes, submission: Visio
         dedup_key=dedup,
         tenant=submission.tenant,
     )
-    try:
-        result = store.submit(spec)
-    except BaseException:
-        storage.delete_prefix(key)
-        raise
-    if not result.created:
-        storage.delete_prefix(key)
-    return result
+    return submit_owning_upload(store, storage, spec, key)
 
 
 class VisionTask:
