@@ -235,6 +235,23 @@ def _pdf_string(text: str) -> str:
     return "(" + text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ")"
 
 
+def raw_pdf(objects: Sequence[bytes], root: int = 1, trailer: bytes = b"", header: bytes = b"%PDF-1.7") -> bytes:
+    """Objects numbered from 1 in order, a correct xref table, and `trailer` added to the trailer dict."""
+    out = io.BytesIO()
+    out.write(header + b"\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    for off in offsets:
+        out.write(b"%010d 00000 n \n" % off)
+    out.write(b"trailer\n<< /Size %d /Root %d 0 R %s >>\n" % (len(objects) + 1, root, trailer))
+    out.write(b"startxref\n%d\n%%%%EOF\n" % xref)
+    return out.getvalue()
+
+
 class PdfBuilder:
     """Just enough PDF to put Helvetica text, rules and JPEG images on A4 pages."""
 
@@ -303,19 +320,7 @@ class PdfBuilder:
             # A standard security handler whose user password is not empty: no reader opens it without one.
             enc = add(b"<< /Filter /Standard /V 1 /R 2 /O <%s> /U <%s> /P -44 >>" % (b"ab" * 32, b"cd" * 32))
             encrypt_ref = b" /Encrypt %d 0 R /ID [<%s> <%s>]" % (enc, b"01" * 16, b"01" * 16)
-        out = io.BytesIO()
-        out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-        offsets = []
-        for number, body in enumerate(objects, start=1):
-            offsets.append(out.tell())
-            out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-        xref = out.tell()
-        out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-        for off in offsets:
-            out.write(b"%010d 00000 n \n" % off)
-        out.write(b"trailer\n<< /Size %d /Root %d 0 R%s >>\n" % (len(objects) + 1, catalog, encrypt_ref))
-        out.write(b"startxref\n%d\n%%%%EOF\n" % xref)
-        return out.getvalue()
+        return raw_pdf(objects, root=catalog, trailer=encrypt_ref.strip(), header=b"%PDF-1.4")
 
 
 def born_digital_pdf(pages: int = 3, rotate: int = 0) -> bytes:

@@ -22,11 +22,10 @@ import struct
 import sys
 import zipfile
 import zlib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from data.generate import HOSTILE, PdfBuilder, born_digital_pdf, decompression_bomb, encode
+from data.generate import HOSTILE, PdfBuilder, born_digital_pdf, decompression_bomb, encode, raw_pdf
 from PIL import Image
 
 # The service settings the expectations below are written for.
@@ -68,23 +67,6 @@ class Hostile:
 
 
 # --- a raw PDF writer: any objects, any trailer ------------------------------------------------------
-
-
-def raw_pdf(objects: Sequence[bytes], root: int = 1, trailer: bytes = b"", header: bytes = b"%PDF-1.7") -> bytes:
-    """Objects numbered from 1 in order, a correct xref table, and `trailer` added to the trailer dict."""
-    out = io.BytesIO()
-    out.write(header + b"\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for off in offsets:
-        out.write(b"%010d 00000 n \n" % off)
-    out.write(b"trailer\n<< /Size %d /Root %d 0 R %s >>\n" % (len(objects) + 1, root, trailer))
-    out.write(b"startxref\n%d\n%%%%EOF\n" % xref)
-    return out.getvalue()
 
 
 def stream(data: bytes, extra: bytes = b"", compress: bool = True) -> bytes:

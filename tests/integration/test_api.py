@@ -10,7 +10,6 @@ import httpx
 import pytest
 from data.generate import born_digital_pdf
 from support.service import Service, running_service
-from support.waiting import wait_for
 
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.queue import Store
@@ -26,14 +25,6 @@ def service(db_url: str, store: Store, tmp_path: Path) -> Iterator[Service]:
 
 def upload(client: httpx.Client, data: bytes = PDF, name: str = "doc.pdf", **fields: str) -> httpx.Response:
     return client.post("/api/v1/tasks", files={"file": (name, data, "application/pdf")}, data=fields)
-
-
-def wait_status(client: httpx.Client, task_id: str, status: str) -> dict:  # type: ignore[type-arg]
-    return wait_for(
-        lambda: (body := client.get(f"/api/v1/tasks/{task_id}").json())["status"] == status and body,
-        timeout=60,
-        what=f"{task_id} to be {status}",
-    )
 
 
 def test_submit_dedup_force_and_idempotency_key(service: Service) -> None:
@@ -61,7 +52,7 @@ def test_a_document_runs_and_its_results_download(service: Service) -> None:
     try:
         with service.client() as client:
             task = upload(client, mode="text").json()
-            done = wait_status(client, task["id"], "completed")
+            done = service.wait_status(task["id"], "completed")
             assert done["progress"] == {"done": 2, "total": 2, "step": "page 2 of 2"}
             assert [e["type"] for e in done["events"]] == ["submitted", "claimed", "completed"]
             markdown = client.get(done["result"]["markdown"])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from data.generate import PdfBuilder, born_digital_pdf
 from prometheus_client import CollectorRegistry
-from support.waiting import wait_for
+from support.waiting import wait_terminal
 
 from ocrqueue.documents import DocumentLimits, ProcessOptions, open_document, process_page
 from ocrqueue.queue import QueueConfig, Store, TaskStatus, Worker
@@ -43,20 +43,12 @@ def submit(store: Store, storage: LocalStorage, data: bytes, options: ProcessOpt
     return result.task.id
 
 
-def finished(store: Store, task_id: str) -> TaskStatus:
-    def status() -> TaskStatus | None:
-        task = store.get(task_id)
-        return task.status if task and task.status.terminal else None
-
-    return wait_for(status, timeout=60, what=f"task {task_id}")
-
-
 def test_a_pdf_goes_through_page_by_page_into_stored_results(
     store: Store, storage: LocalStorage, worker: Worker
 ) -> None:
     task_id = submit(store, storage, born_digital_pdf(pages=3))
     worker.start()
-    assert finished(store, task_id) is TaskStatus.COMPLETED
+    assert wait_terminal(store, task_id) is TaskStatus.COMPLETED
     task = store.get(task_id)
     assert task is not None and (task.progress_done, task.progress_total) == (3, 3)
     assert task.result == {
@@ -78,7 +70,7 @@ def test_an_encrypted_pdf_is_dead_lettered_at_once_with_the_reason(
     pdf.add_page([PdfBuilder.text(72, 72, 12, "secret")])
     task_id = submit(store, storage, pdf.build(encrypt=True))
     worker.start()
-    assert finished(store, task_id) is TaskStatus.DEAD_LETTER
+    assert wait_terminal(store, task_id) is TaskStatus.DEAD_LETTER
     task = store.get(task_id)
     assert task is not None and task.attempts == 1 and task.error_kind == "permanent"
     assert task.error_message is not None and task.error_message.startswith("PDF is encrypted")
@@ -99,7 +91,7 @@ def test_a_retried_task_resumes_at_its_first_unfinished_page(
     store.checkpoint(claimed.lease, 0, page)
     store.fail(claimed.lease, error_kind="transient", message="worker restarted", retryable=True, delay_seconds=0)
     worker.start()
-    assert finished(store, task_id) is TaskStatus.COMPLETED
+    assert wait_terminal(store, task_id) is TaskStatus.COMPLETED
     document = json.loads(storage.get(result_json_key(task_id)))
     assert document["pages"][0]["blocks"][0]["text"] == "WRITTEN BY THE FIRST ATTEMPT"
     assert [c.lease_token for c in store.checkpoints(task_id)] == [1, 2, 2]
@@ -126,5 +118,5 @@ def test_cancel_between_pages_stops_the_document(store: Store, storage: LocalSto
     task_id = submit(store, storage, born_digital_pdf(pages=3))
     store.cancel(task_id)
     worker.start()
-    assert finished(store, task_id) is TaskStatus.CANCELLED
+    assert wait_terminal(store, task_id) is TaskStatus.CANCELLED
     assert EventType.CLAIMED not in [e.type for e in store.events(task_id)]

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 from prometheus_client import CollectorRegistry
 from support.service import running_service
 from support.vlm_standin import StandIn, running_standin
-from support.waiting import wait_for
+from support.waiting import wait_for, wait_terminal
 
 from ocrqueue.documents import DocumentLimits, ProcessOptions, open_document, process_page
 from ocrqueue.documents.vlm import VlmConfig
@@ -104,14 +104,6 @@ def run_worker(store: Store, storage: LocalStorage, config: VlmConfig) -> Worker
     return worker
 
 
-def finished(store: Store, task_id: str) -> TaskStatus:
-    def status() -> TaskStatus | None:
-        task = store.get(task_id)
-        return task.status if task and task.status.terminal else None
-
-    return wait_for(status, timeout=60, what=f"task {task_id} to finish")
-
-
 def submit_png(store: Store, storage: LocalStorage, data: bytes) -> str:
     submission = Submission("scan.png", VLM_OCR, force=True)
     return submit_document(store, storage, io.BytesIO(data), submission, 10_000_000).task.id
@@ -124,7 +116,7 @@ def test_server_errors_are_retried_with_backoff_until_the_server_recovers(
     task_id = submit_png(store, storage, png("Golf adds another line"))
     worker = run_worker(store, storage, fresh_config(standin, breaker_failures=10))
     try:
-        assert finished(store, task_id) is TaskStatus.COMPLETED
+        assert wait_terminal(store, task_id) is TaskStatus.COMPLETED
     finally:
         worker.stop(release_now=True)
         worker.wait_stopped(15)
@@ -144,7 +136,7 @@ def test_a_rejected_request_dead_letters_the_task_with_the_servers_reason(
     task_id = submit_png(store, storage, png("Hotel closes"))
     worker = run_worker(store, storage, fresh_config(standin))
     try:
-        assert finished(store, task_id) is TaskStatus.DEAD_LETTER
+        assert wait_terminal(store, task_id) is TaskStatus.DEAD_LETTER
     finally:
         worker.stop(release_now=True)
         worker.wait_stopped(15)

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from support.waiting import wait_for
+from support.waiting import wait_for, wait_terminal
 
 from ocrqueue.queue import (
     LeaseLost,
@@ -32,14 +32,6 @@ FAST = QueueConfig(
     backoff_base_seconds=0.05,
     backoff_cap_seconds=0.2,
 )
-
-
-def terminal(store: Store, task_id: str, timeout: float = 20) -> TaskStatus:
-    def done() -> TaskStatus | None:
-        task = store.get(task_id)
-        return task.status if task is not None and task.status.terminal else None
-
-    return wait_for(done, timeout=timeout, what=f"task {task_id} to finish")
 
 
 @pytest.fixture
@@ -68,7 +60,7 @@ def test_worker_runs_tasks_to_completion(store: Store, start_worker, metrics: Qu
     ids = [r.task.id for r in store.submit_many([TaskSpec("sleep", {"pages": 3}) for _ in range(10)])]
     start_worker()
     for task_id in ids:
-        assert terminal(store, task_id) is TaskStatus.COMPLETED
+        assert wait_terminal(store, task_id, timeout=20) is TaskStatus.COMPLETED
         task = store.get(task_id)
         assert task is not None and task.result == {"pages": [{"page": p, "attempt": 1} for p in range(3)]}
         assert (task.progress_done, task.progress_total) == (3, 3)
@@ -79,13 +71,13 @@ def test_submit_wakes_an_idle_worker_without_waiting_for_the_poll(store: Store, 
     slow_poll = QueueConfig(**{**FAST.__dict__, "poll_seconds": 120.0})
     start_worker(slow_poll)
     task_id = store.submit(TaskSpec("noop")).task.id
-    assert terminal(store, task_id, timeout=10) is TaskStatus.COMPLETED
+    assert wait_terminal(store, task_id, timeout=10) is TaskStatus.COMPLETED
 
 
 def test_transient_errors_retry_with_backoff_then_succeed(store: Store, start_worker) -> None:  # type: ignore[no-untyped-def]
     task_id = store.submit(TaskSpec("sleep", {"pages": 4, "fail_attempts": 2})).task.id
     start_worker()
-    assert terminal(store, task_id) is TaskStatus.COMPLETED
+    assert wait_terminal(store, task_id, timeout=20) is TaskStatus.COMPLETED
     task = store.get(task_id)
     assert task is not None and task.attempts == 3
     retried = [e for e in store.events(task_id) if e.type is EventType.RETRIED]
@@ -98,7 +90,7 @@ def test_transient_errors_retry_with_backoff_then_succeed(store: Store, start_wo
 def test_permanent_error_dead_letters_without_retry(store: Store, start_worker) -> None:  # type: ignore[no-untyped-def]
     task_id = store.submit(TaskSpec("sleep", {"pages": 2, "fail_attempts": 9, "error": "permanent"})).task.id
     start_worker()
-    assert terminal(store, task_id) is TaskStatus.DEAD_LETTER
+    assert wait_terminal(store, task_id, timeout=20) is TaskStatus.DEAD_LETTER
     task = store.get(task_id)
     assert task is not None and task.attempts == 1 and task.error_kind == "permanent"
     assert "planted permanent failure" in (task.error_message or "")
@@ -111,7 +103,7 @@ def test_unknown_errors_retry_until_attempts_run_out(store: Store, registry: Reg
     registry.register("explode", explode)
     task_id = store.submit(TaskSpec("explode", max_attempts=3)).task.id
     start_worker()
-    assert terminal(store, task_id) is TaskStatus.DEAD_LETTER
+    assert wait_terminal(store, task_id, timeout=20) is TaskStatus.DEAD_LETTER
     task = store.get(task_id)
     assert task is not None and task.attempts == 3 and task.error_kind == "unknown"
     assert task.error_message == "RuntimeError: bug on attempt 3"
@@ -133,7 +125,7 @@ def test_cancelling_a_running_task_stops_its_handler(store: Store, registry: Reg
     start_worker()
     assert started.wait(10)
     store.cancel(task_id)
-    assert terminal(store, task_id) is TaskStatus.CANCELLED
+    assert wait_terminal(store, task_id, timeout=20) is TaskStatus.CANCELLED
     task = store.get(task_id)
     assert task is not None and task.result is None
 
@@ -153,7 +145,7 @@ def test_heartbeat_keeps_a_long_task_past_its_lease(store: Store, registry: Regi
     wait_for(lambda: store.now() > first.timestamp() + 0.5, what="original lease to pass")
     assert store.reap().total == 0
     release.set()
-    assert terminal(store, task_id) is TaskStatus.COMPLETED
+    assert wait_terminal(store, task_id, timeout=20) is TaskStatus.COMPLETED
     task = store.get(task_id)
     assert task is not None and task.attempts == 1
 
@@ -221,7 +213,7 @@ def test_start_up_recovers_tasks_of_a_dead_worker_on_this_host(store: Store, sta
     task_id = store.submit(TaskSpec("sleep")).task.id
     store.claim("ghost", 1, 3600)
     start_worker()
-    assert terminal(store, task_id) is TaskStatus.COMPLETED
+    assert wait_terminal(store, task_id, timeout=20) is TaskStatus.COMPLETED
     types = [e.type for e in store.events(task_id)]
     assert EventType.LEASE_LOST in types
 
@@ -250,11 +242,11 @@ def test_a_silent_handler_is_given_up_and_its_slot_replaced(store: Store, regist
     registry.register("hangs", hangs)
     stuck = store.submit(TaskSpec("hangs", max_attempts=1)).task.id
     start_worker(QueueConfig(**{**FAST.__dict__, "concurrency": 1, "stall_seconds": 1.0}))
-    assert terminal(store, stuck) is TaskStatus.DEAD_LETTER
+    assert wait_terminal(store, stuck, timeout=20) is TaskStatus.DEAD_LETTER
     task = store.get(stuck)
     assert task is not None and task.error_kind == "stalled" and "given up as hung" in (task.error_message or "")
     after = store.submit(TaskSpec("noop")).task.id
-    assert terminal(store, after) is TaskStatus.COMPLETED  # the one slot was replaced
+    assert wait_terminal(store, after, timeout=20) is TaskStatus.COMPLETED  # the one slot was replaced
     release.set()
     assert store.get(stuck).status is TaskStatus.DEAD_LETTER  # type: ignore[union-attr]
 
@@ -270,7 +262,7 @@ def test_a_deferred_task_waits_without_spending_attempts(store: Store, registry:
     registry.register("needs_server", needs_a_server)
     task_id = store.submit(TaskSpec("needs_server", max_attempts=1)).task.id
     start_worker()
-    assert terminal(store, task_id) is TaskStatus.COMPLETED
+    assert wait_terminal(store, task_id, timeout=20) is TaskStatus.COMPLETED
     task = store.get(task_id)
     assert task is not None and task.attempts == 1 and task.result == "served"
     released = [e for e in store.events(task_id) if e.type is EventType.RELEASED]

@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from ocrqueue.queue import Store, TaskStatus
+
 T = TypeVar("T")
 
 
@@ -19,3 +21,13 @@ def wait_for(condition: Callable[[], T], timeout: float = 30.0, interval: float 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what or condition}")
         time.sleep(interval)
+
+
+def wait_terminal(store: Store, task_id: str, timeout: float = 60.0) -> TaskStatus:
+    """The task's status once it is completed, cancelled or dead-lettered."""
+
+    def status() -> TaskStatus | None:
+        task = store.get(task_id)
+        return task.status if task is not None and task.status.terminal else None
+
+    return wait_for(status, timeout=timeout, what=f"task {task_id} to finish")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import threading
 from types import FrameType
 
 import click
@@ -74,7 +73,6 @@ def serve_metrics(settings: Settings, store: Store) -> None:
 def run_workers_until_signalled(workers: list[Worker]) -> None:
     """First SIGTERM/SIGINT: graceful stop. A second one: release running tasks at once."""
     signals_seen = 0
-    done = threading.Event()
 
     def handle(signum: int, frame: FrameType | None) -> None:
         nonlocal signals_seen
@@ -91,4 +89,3 @@ def run_workers_until_signalled(workers: list[Worker]) -> None:
     for thread in threads:
         while thread.is_alive():
             thread.join(timeout=0.5)
-    done.set()
