@@ -10,6 +10,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ocrqueue.storage import StorageFullError
+
 log = logging.getLogger(__name__)
 
 _STATUS_CODES = {
@@ -24,6 +26,7 @@ _STATUS_CODES = {
     422: "invalid_request",
     429: "rate_limited",
     503: "unavailable",
+    507: "insufficient_storage",
 }
 
 
@@ -66,6 +69,14 @@ def install_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _STATUS_CODES.get(exc.status_code, "error")
         return error_response(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(StorageFullError)
+    async def storage_full(request: Request, exc: StorageFullError) -> JSONResponse:
+        # Nothing was kept (no partial file, no task row): the client may retry once space is freed.
+        log.error("no space left on %s %s: %s", request.method, request.url.path, exc.strerror)
+        return error_response(
+            507, "insufficient_storage", "the server has no space left to store this; try again later"
+        )
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

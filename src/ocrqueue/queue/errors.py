@@ -6,8 +6,10 @@ Classification is by exception type, never by message text (see `classify`).
 from __future__ import annotations
 
 import concurrent.futures
+import errno
 import json
 import socket
+import sqlite3
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -91,6 +93,20 @@ _PERMANENT_TYPES: tuple[type[BaseException], ...] = (
     NotImplementedError,
 )
 
+_NO_SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+_PG_DISK_FULL = "53100"  # SQLSTATE disk_full
+
+
+def out_of_space(exc: BaseException) -> bool:
+    """A full disk, by error code: ENOSPC/EDQUOT from the OS, SQLITE_FULL from SQLite, SQLSTATE
+    53100 (disk_full) from PostgreSQL. Transient: the same write succeeds once space is freed."""
+    if isinstance(exc, OSError):
+        return exc.errno in _NO_SPACE_ERRNOS
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    return getattr(exc, "sqlstate", None) == _PG_DISK_FULL
+
+
 _extra_rules: list[Callable[[BaseException], Classification | None]] = []
 
 
@@ -121,15 +137,18 @@ def _retry_after(exc: BaseException) -> float | None:
 def classify(exc: BaseException) -> Classification:
     """Decide retry policy from the exception's type.
 
-    Order: our own classes; registered rules; HTTP errors by status (408, 425, 429 and 5xx
-    transient, other 4xx permanent); standard-library timeouts and connection errors transient;
-    invalid-input errors (ValueError, TypeError, KeyError, decoding errors) permanent; anything
-    else unknown, which is retried like a transient error until attempts run out.
+    Order: our own classes; a full disk (`out_of_space`) transient; registered rules; HTTP errors
+    by status (408, 425, 429 and 5xx transient, other 4xx permanent); standard-library timeouts and
+    connection errors transient; invalid-input errors (ValueError, TypeError, KeyError, decoding
+    errors) permanent; anything else unknown, which is retried like a transient error until
+    attempts run out.
     """
     if isinstance(exc, TransientError):
         return Classification(ErrorKind.TRANSIENT, exc.retry_after)
     if isinstance(exc, PermanentError):
         return Classification(ErrorKind.PERMANENT)
+    if out_of_space(exc):
+        return Classification(ErrorKind.TRANSIENT)
     for rule in _extra_rules:
         decided = rule(exc)
         if decided is not None:

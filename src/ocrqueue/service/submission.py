@@ -11,9 +11,10 @@ from typing import BinaryIO
 
 from ocrqueue.documents import ProcessOptions
 from ocrqueue.queue import Store, SubmitResult, TaskSpec
+from ocrqueue.queue.errors import out_of_space
 from ocrqueue.service.keys import upload_key
 from ocrqueue.service.ocr_task import OCR_KIND
-from ocrqueue.storage import Storage, TooLargeUploadError
+from ocrqueue.storage import Storage, StorageFullError, TooLargeUploadError
 
 _CHUNK = 1 << 20
 _SPOOL_IN_MEMORY = 8 << 20
@@ -90,11 +91,14 @@ def idempotency_dedup_key(tenant: str | None, idempotency_key: str) -> str:
 
 def submit_owning_upload(store: Store, storage: Storage, spec: TaskSpec, upload: str) -> SubmitResult:
     """Submit a task that owns the stored `upload`: a submit that fails, or finds an existing task
-    by its dedup key, removes the copy it staged."""
+    by its dedup key, removes the copy it staged. A database with no space left raises
+    `StorageFullError`, like a full storage, so the client hears "no space" instead of a bare 500."""
     try:
         result = store.submit(spec)
-    except BaseException:
+    except BaseException as exc:
         storage.delete_prefix(upload)
+        if out_of_space(exc):
+            raise StorageFullError("no space left in the database for a new task") from exc
         raise
     if not result.created:
         storage.delete_prefix(upload)

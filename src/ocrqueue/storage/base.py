@@ -4,6 +4,7 @@ checked anyway, so no key can name anything outside the storage root."""
 from __future__ import annotations
 
 import abc
+import errno
 import re
 from collections.abc import Iterator
 from typing import BinaryIO
@@ -53,3 +54,12 @@ class TooLargeUploadError(ValueError):
     def __init__(self, max_bytes: int) -> None:
         super().__init__(f"upload is larger than the limit of {max_bytes} bytes")
         self.max_bytes = max_bytes
+
+
+class StorageFullError(OSError):
+    """No space left for an upload or a result: on the storage's disk (ENOSPC, EDQUOT), or for a
+    submit, in the database. An `OSError` with errno ENOSPC, so the task queue retries a worker's
+    write as a transient failure, and the API answers 507 instead of a bare 500."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(errno.ENOSPC, message)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import shutil
@@ -10,9 +11,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from ocrqueue.storage.base import ObjectNotFoundError, Storage, TooLargeUploadError, validate_key
+from ocrqueue.storage.base import ObjectNotFoundError, Storage, StorageFullError, TooLargeUploadError, validate_key
 
 _CHUNK = 1 << 20
+_NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def _raise_if_full(exc: OSError, key: str) -> None:
+    """A full disk becomes `StorageFullError`, which the API answers with 507; other OS errors stay."""
+    if exc.errno in _NO_SPACE:
+        raise StorageFullError(f"no space left on the storage device for {key}") from exc
 
 
 class LocalStorage(Storage):
@@ -31,8 +39,12 @@ class LocalStorage(Storage):
 
     def put_stream(self, key: str, stream: BinaryIO, max_bytes: int) -> int:
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        except OSError as exc:
+            _raise_if_full(exc, key)
+            raise
         size = 0
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -42,8 +54,10 @@ class LocalStorage(Storage):
                         raise TooLargeUploadError(max_bytes)
                     handle.write(chunk)
             os.replace(tmp, path)
-        except BaseException:
+        except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                _raise_if_full(exc, key)
             raise
         return size
 
