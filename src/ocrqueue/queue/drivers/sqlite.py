@@ -56,6 +56,8 @@ Params = dict[str, Any]
 _BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 _WATCH_FASTEST_SECONDS = 0.005
 _WATCH_SLOWEST_SECONDS = 0.025
+_CLOCK_STEP_TOLERANCE_SECONDS = 1.0
+"""How far back the clock must step before the reaper re-times pending tasks and leases (see REBASE_PENDING)."""
 
 
 class SQLiteStore(Store):
@@ -405,9 +407,15 @@ class SQLiteStore(Store):
 
     # -- maintenance ------------------------------------------------------------------------
     def reap(self, limit: int = 1000) -> ReapResult:
+        rebased = 0
+
         def run() -> ReapResult:
+            nonlocal rebased
             result = ReapResult([], [], [])
             with self._write() as conn:
+                clock = {"tolerance": _CLOCK_STEP_TOLERANCE_SECONDS}
+                rebased = conn.execute(sql.REBASE_PENDING, clock).rowcount
+                rebased += conn.execute(sql.REBASE_RUNNING, clock).rowcount
                 for task_id, old_worker in conn.execute(sql.REAP_SELECT, {"limit": limit}).fetchall():
                     row = conn.execute(sql.REAP_ONE, {"id": task_id, "old_worker": old_worker}).fetchone()
                     if row is None:
@@ -430,7 +438,9 @@ class SQLiteStore(Store):
             return result
 
         result = self._retrying(run, "reap")
-        if result.requeued:
+        if rebased:
+            log.warning("the clock went back: %d task(s) had times in the future and were re-timed from now", rebased)
+        if result.requeued or rebased:
             self._wake_local()
         return result
 

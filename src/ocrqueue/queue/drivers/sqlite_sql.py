@@ -196,6 +196,21 @@ CHECKPOINTS = "SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints WHER
 
 COUNTS = "SELECT status, count(*) FROM ocrq_tasks GROUP BY status"
 
+# SQLite's clock is the calling machine's wall clock. When it steps back, times written before
+# the step lie in the future: a pending task would wait out the step (hours) on top of its delay,
+# and a dead worker's lease would outlive it by as much. A row last written more than `:tolerance`
+# seconds "in the future" betrays such a step; its wait is measured again from now (the step
+# treated as no time passing), so it is late by at most its original delay or lease.
+REBASE_PENDING = f"""
+UPDATE ocrq_tasks SET run_at = {NOW} + max(0.0, run_at - updated_at), updated_at = {NOW}
+WHERE status = 'pending' AND run_at > {NOW} AND updated_at > {NOW} + :tolerance
+"""
+
+REBASE_RUNNING = f"""
+UPDATE ocrq_tasks SET lease_expires_at = {NOW} + max(0.0, lease_expires_at - updated_at), updated_at = {NOW}
+WHERE status = 'running' AND lease_expires_at > {NOW} AND updated_at > {NOW} + :tolerance
+"""
+
 REAP_SELECT = f"""
 SELECT id, worker_id FROM ocrq_tasks
 WHERE status = 'running' AND lease_expires_at < {NOW}
