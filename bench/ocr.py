@@ -70,9 +70,14 @@ def _peak_rss_mb() -> float:
 
 
 def _timed(fn: Callable[[], int]) -> float:
-    start = time.perf_counter()
+    return _timed_cpu(fn)[0]
+
+
+def _timed_cpu(fn: Callable[[], int]) -> tuple[float, float]:
+    """Pages per second of wall time, and CPU seconds per page."""
+    start, cpu = time.perf_counter(), time.process_time()
     pages = fn()
-    return pages / (time.perf_counter() - start)
+    return pages / (time.perf_counter() - start), (time.process_time() - cpu) / pages
 
 
 def _accuracy(
@@ -105,7 +110,7 @@ def run_one(engine: str, set_name: str, folder: Path) -> dict[str, object]:
     def pipeline() -> int:
         return sum(len(_process(data[n], options)) for _ in range(repeat) for n in names)
 
-    one = _timed(pipeline)
+    one, one_cpu = _timed_cpu(pipeline)
     with ThreadPoolExecutor(2) as pool:
         two = _timed(lambda: sum(pool.map(lambda _: pipeline(), range(2))))
 
@@ -119,11 +124,11 @@ def run_one(engine: str, set_name: str, folder: Path) -> dict[str, object]:
                             page.text_layer()
                         else:
                             image = page.render(options.dpi).image
-                            get_engine(engine).recognize(image, RecognitionRequest(LANGUAGES, "text", options.dpi))
+                            get_engine(engine).recognize(image, RecognitionRequest(LANGUAGES, "page", options.dpi))
                         count += 1
         return count
 
-    direct_rate = _timed(direct)
+    direct_rate, direct_cpu = _timed_cpu(direct)
     return {
         "engine": "text_layer" if set_name == "text_layer" else engine,
         "set": set_name,
@@ -135,6 +140,7 @@ def run_one(engine: str, set_name: str, folder: Path) -> dict[str, object]:
         "peak_rss_mb": _peak_rss_mb(),
         "direct_pages_per_s": round(direct_rate, 2),
         "overhead": round(direct_rate / one - 1, 3),
+        "cpu_overhead": round(one_cpu / direct_cpu - 1, 3),
     }
 
 

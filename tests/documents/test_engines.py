@@ -28,6 +28,7 @@ class FormulaEngine:
     """Like a vision model: answers formula crops with LaTeX, leaves the rest to Tesseract."""
 
     name: str = "fake-vlm"
+    reads_regions: bool = True
 
     def __post_init__(self) -> None:
         self.tasks: list[str] = []

@@ -18,9 +18,10 @@ from PIL import Image
 from ocrqueue.documents.errors import UnknownEngineError
 from ocrqueue.documents.model import Line
 
-# "text": a text region; "cell": one table cell (short, often one line); "table": a whole table
-# (a VLM answers with HTML markup); "formula": a formula (a VLM answers with LaTeX).
-Task = Literal["text", "cell", "table", "formula"]
+# "page": a whole page, read once (engines that find lines on their own); "text": a text region;
+# "cell": one table cell (short, often one line); "table": a whole table (a VLM answers with HTML
+# markup); "formula": a formula (a VLM answers with LaTeX).
+Task = Literal["page", "text", "cell", "table", "formula"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,13 @@ class EngineOutput:
 
 
 class OcrEngine(Protocol):
-    """Recognise text in an image. Implementations must be safe to call from several threads."""
+    """Recognise text in an image. Implementations must be safe to call from several threads.
+
+    By default the pipeline hands an engine each page once (task "page") and splits the lines by
+    layout afterwards. An engine with a true class attribute ``reads_regions`` (a vision model,
+    which reads a region best when it sees nothing else and is told what it holds) is handed each
+    layout region as a crop with the region's task instead.
+    """
 
     name: str
 

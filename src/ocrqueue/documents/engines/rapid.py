@@ -1,9 +1,9 @@
 """RapidOCR 3.x (PP-OCR models shipped inside its wheel, run with onnxruntime) as an optional engine.
 
 Install with the ``rapidocr`` extra. The angle classifier is off: pages are already straightened
-and upright text is the norm. Detected text pieces are grouped into lines. Its models read Chinese
-and English together, so the requested languages only select the engine, they do not change the
-model. The RapidOCR object keeps per-call state, so calls are serialised with a lock.
+and upright text is the norm. Detected text pieces are grouped into lines (layout/rows.py). Its
+models read Chinese and English together, so the requested languages only select the engine, they
+do not change the model. The RapidOCR object keeps per-call state, so calls are serialised with a lock.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from PIL import Image
 from ocrqueue.documents.cpus import usable_cpus
 from ocrqueue.documents.engines.base import EngineOutput, RecognitionRequest
 from ocrqueue.documents.errors import InvalidOptionsError
-from ocrqueue.documents.geometry import BBox, union
-from ocrqueue.documents.model import Line, Word
-from ocrqueue.documents.text import join_words
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.layout.rows import merge_rows
+from ocrqueue.documents.model import Line
 
 
 class RapidOcrEngine:
@@ -59,26 +59,4 @@ class RapidOcrEngine:
             xs, ys = [float(p[0]) for p in quad], [float(p[1]) for p in quad]
             if text.strip():
                 pieces.append(Line(text.strip(), BBox(min(xs), min(ys), max(xs), max(ys)), float(score)))
-        lines = _rows(pieces)
-        return EngineOutput(tuple(lines))
-
-
-def _rows(pieces: list[Line]) -> list[Line]:
-    """The detector returns text pieces; pieces that share most of their height form one line."""
-    rows: list[list[Line]] = []
-    for piece in sorted(pieces, key=lambda p: p.bbox.cy):
-        row = rows[-1] if rows else None
-        if row is not None:
-            top, bottom = max(p.bbox.y0 for p in row), min(p.bbox.y1 for p in row)
-            overlap = min(bottom, piece.bbox.y1) - max(top, piece.bbox.y0)
-            if overlap > 0.5 * min(piece.bbox.height, bottom - top):
-                row.append(piece)
-                continue
-        rows.append([piece])
-    out = []
-    for row in rows:
-        row.sort(key=lambda p: p.bbox.x0)
-        conf = sum((p.confidence or 0.0) * len(p.text) for p in row) / sum(len(p.text) for p in row)
-        words = tuple(Word(p.text, p.bbox, p.confidence) for p in row)
-        out.append(Line(join_words([p.text for p in row]), union(p.bbox for p in row), conf, words))
-    return out
+        return EngineOutput(tuple(merge_rows(pieces)))

@@ -1,9 +1,10 @@
 """Tesseract 5 in-process through tesserocr, with Debian's language data.
 
-One API object per language set and page-segmentation mode is kept and reused; concurrent callers
-each borrow their own object from a small pool, because a TessBaseAPI is not thread-safe. Regions
-are recognised with PSM 4 (one column of variable-size text): PSM 3's own layout analysis splits
-some Chinese pages into fake columns, and columns are already separated by our layout step.
+One API object per language set is kept and reused (each holds its language models: ~100 MB for
+eng+chi_sim), its page-segmentation mode set per call; concurrent callers each borrow their own
+object from a small pool, because a TessBaseAPI is not thread-safe. Whole pages are read with
+PSM 3 (automatic layout); its lines are split into our layout regions afterwards, so the fake
+columns it sometimes finds on Chinese pages cost nothing. Crops use PSM 4 or 6.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ TESSDATA_CANDIDATES = (
 )
 
 _PSM_FOR_TASK = {
+    "page": tesserocr.PSM.AUTO,
     "cell": tesserocr.PSM.SINGLE_BLOCK,
     "text": tesserocr.PSM.SINGLE_COLUMN,
     "table": tesserocr.PSM.SINGLE_BLOCK,
@@ -55,23 +57,23 @@ class TesseractEngine:
         self.tessdata = tessdata or find_tessdata()
         _, langs = tesserocr.get_languages(self.tessdata)
         self.installed = frozenset(langs)
-        self._free: dict[tuple[str, int], list[tesserocr.PyTessBaseAPI]] = {}
+        self._free: dict[str, list[tesserocr.PyTessBaseAPI]] = {}
         self._lock = threading.Lock()
 
     @contextmanager
     def _borrow(self, lang: str, psm: int) -> Iterator[tesserocr.PyTessBaseAPI]:
-        key = (lang, psm)
         with self._lock:
-            pool = self._free.setdefault(key, [])
+            pool = self._free.setdefault(lang, [])
             api = pool.pop() if pool else None
         if api is None:
-            api = tesserocr.PyTessBaseAPI(path=self.tessdata, lang=lang, psm=psm, oem=tesserocr.OEM.LSTM_ONLY)
+            api = tesserocr.PyTessBaseAPI(path=self.tessdata, lang=lang, oem=tesserocr.OEM.LSTM_ONLY)
         try:
+            api.SetPageSegMode(psm)
             yield api
         finally:
             api.Clear()
             with self._lock:
-                self._free[key].append(api)
+                self._free[lang].append(api)
 
     def _lang(self, languages: tuple[str, ...]) -> str:
         missing = [lang for lang in languages if lang not in self.installed]

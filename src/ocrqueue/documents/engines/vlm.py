@@ -20,6 +20,8 @@ from ocrqueue.documents.vlm.prompts import clean_formula, prompt_for, strip_fenc
 
 class VlmEngine:
     name = "vlm"
+    reads_regions = True
+    """Each layout region is cropped and sent with its task prompt (see engines/base.py)."""
     reads_whole_tables = True
     """Ruled tables go to the model whole (`Table Recognition:`), not cell by cell."""
 

@@ -1,0 +1,60 @@
+"""Merge line pieces that sit on the same row into one line, words ordered left to right.
+
+Detectors (RapidOCR) return text pieces, and a page engine's lines are cut where they cross
+layout regions or where the engine saw a column that is not there; both are put back together
+row by row before paragraphs are built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ocrqueue.documents.geometry import union
+from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.text import join_words
+
+ROW_OVERLAP = 0.5  # share of the smaller height two pieces must share to be on one row
+
+
+def merge_rows(pieces: Iterable[Line]) -> list[Line]:
+    """Rows top to bottom; a piece joins the row above when they share most of their height."""
+    rows: list[list[Line]] = []
+    for piece in sorted(pieces, key=lambda p: p.bbox.cy):
+        row = rows[-1] if rows else None
+        if row is not None:
+            top, bottom = max(p.bbox.y0 for p in row), min(p.bbox.y1 for p in row)
+            overlap = min(bottom, piece.bbox.y1) - max(top, piece.bbox.y0)
+            if overlap > ROW_OVERLAP * min(piece.bbox.height, bottom - top):
+                row.append(piece)
+                continue
+        rows.append([piece])
+    return [_line(row) for row in rows]
+
+
+def _line(row: list[Line]) -> Line:
+    if len(row) == 1 and row[0].words:
+        return row[0]
+    row.sort(key=lambda p: p.bbox.x0)
+    words = [w for p in row for w in (p.words or (Word(p.text, p.bbox, p.confidence),))]
+    words.sort(key=lambda w: w.bbox.x0)
+    weights = [(w.confidence, len(w.text)) for w in words if w.confidence is not None]
+    total = sum(n for _, n in weights)
+    conf = sum(c * n for c, n in weights) / total if total else None
+    sizes = [p.font_size for p in row if p.font_size]
+    return Line(
+        join_words([w.text for w in words]),
+        union(w.bbox for w in words),
+        conf,
+        tuple(words),
+        max(sizes) if sizes else None,
+    )
+
+
+def split_line(line: Line, words: list[Word]) -> Line:
+    """The part of ``line`` made of ``words`` (a subset of its words, in order)."""
+    if len(words) == len(line.words):
+        return line
+    weights = [(w.confidence, len(w.text)) for w in words if w.confidence is not None]
+    total = sum(n for _, n in weights)
+    conf = sum(c * n for c, n in weights) / total if total else line.confidence
+    return Line(join_words([w.text for w in words]), union(w.bbox for w in words), conf, tuple(words), line.font_size)

@@ -1,0 +1,146 @@
+"""What both OCR strategies share: the page being read, pixel-to-point conversion, figure crops,
+text blocks per region, whitespace tables and the final reading order of regions and islands."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from PIL import Image
+
+from ocrqueue.documents.engines import OcrEngine
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.images import png_bytes
+from ocrqueue.documents.layout.blocks import body_size, build_blocks
+from ocrqueue.documents.layout.cells import column_bounds, table_text
+from ocrqueue.documents.layout.model import LayoutBox
+from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules, Straightened
+from ocrqueue.documents.layout.xycut import Mask
+from ocrqueue.documents.model import Block, Line, Table, TableCell, Word
+from ocrqueue.documents.text import join_words
+
+FIGURE_MIN_IN = 1.0  # a region at least this tall and wide with (almost) no text is a figure
+FIGURE_MAX_TEXT_SHARE = 0.15
+MIN_COLUMN_GAP_IN = 0.15  # whitespace between columns of a table without vertical rules
+ISLAND_LABELS: tuple[IslandKind, ...] = ("figure", "formula", "table")
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class OcrPage:
+    """A rendered, straightened page and what is known about it before recognition."""
+
+    index: int
+    height: float  # points
+    straight: Straightened
+    rules: Rules | None  # None: tables are not looked for
+    dpi: int
+    scale: float  # pixels per point
+    engine: OcrEngine
+    languages: tuple[str, ...]
+
+    @property
+    def image(self) -> Image.Image:
+        """The straightened page in grey: what engines, the layout model and crops see."""
+        return self.straight.image
+
+    @property
+    def ink(self) -> Mask:
+        return self.straight.ink
+
+
+def islands_wanted(detected: Sequence[LayoutBox]) -> list[tuple[IslandKind, Box]]:
+    return [(b.label, b.box) for b in detected if b.label in ISLAND_LABELS]
+
+
+def to_points(line: Line, dx: float, dy: float, scale: float) -> Line:
+    """A line from pixels of a crop at (dx, dy) to page points."""
+
+    def conv(b: BBox) -> BBox:
+        return BBox((b.x0 + dx) / scale, (b.y0 + dy) / scale, (b.x1 + dx) / scale, (b.y1 + dy) / scale)
+
+    words = tuple(Word(w.text, conv(w.bbox), w.confidence) for w in line.words)
+    size = line.font_size / scale if line.font_size else None
+    return Line(line.text, conv(line.bbox), line.confidence, words, size)
+
+
+def mean_confidence(lines: Sequence[Line]) -> float | None:
+    known = [ln.confidence for ln in lines if ln.confidence is not None]
+    return sum(known) / len(known) if known else None
+
+
+class Figures:
+    """Crops figure areas into PNG images named page<N>-figure<K>.png."""
+
+    def __init__(self, page: OcrPage) -> None:
+        self.index, self.straight, self.scale = page.index, page.straight, page.scale
+        self.images: dict[str, bytes] = {}
+
+    def add(self, box: Box) -> Block:
+        name = f"page{self.index + 1}-figure{len(self.images) + 1}.png"
+        self.images[name] = png_bytes(self.straight.color().crop(box))
+        return Block("figure", BBox(*box).scaled(1 / self.scale), "", None, (), image=name)
+
+
+def _relabel(block: Block, captions: list[Box], scale: float) -> Block:
+    """Text the layout model marks as a figure or table caption becomes a caption block."""
+    if block.type != "text":
+        return block
+    px = block.bbox.scaled(scale)
+    if any(b[0] <= px.cx <= b[2] and b[1] <= px.cy <= b[3] for b in captions):
+        return replace(block, type="caption")
+    return block
+
+
+def _text_share(lines: list[Line], box: BBox) -> float:
+    """Share of the region covered by confidently recognised lines."""
+    return sum(ln.bbox.area for ln in lines if (ln.confidence or 0) >= 0.5) / max(1.0, box.area)
+
+
+def region_blocks(
+    page: OcrPage,
+    layout: RasterLayout,
+    region_lines: list[list[Line]],
+    detected: Sequence[LayoutBox] | None,
+    figures: Figures,
+) -> list[list[Block]]:
+    """Blocks of each text region (lines in points). Without a layout model (``detected`` None),
+    a big region with hardly any text is taken for a figure."""
+    body = body_size(ln for lines in region_lines for ln in lines)
+    captions = [b.box for b in detected or () if b.label == "caption"]
+    out: list[list[Block]] = []
+    for box, lines in zip(layout.regions, region_lines, strict=True):
+        bbox = BBox(*box).scaled(1 / page.scale)
+        big = min(bbox.width, bbox.height) >= FIGURE_MIN_IN * 72
+        if detected is None and big and len(lines) < 3 and _text_share(lines, bbox) < FIGURE_MAX_TEXT_SHARE:
+            out.append([figures.add(box)])
+        else:
+            out.append([_relabel(b, captions, page.scale) for b in build_blocks(lines, page.height, body)])
+    return out
+
+
+def in_reading_order(layout: RasterLayout, per_region: list[list[Block]], island_blocks: list[Block]) -> list[Block]:
+    """Each island goes before the text region it was placed ahead of (or at the end)."""
+    blocks: list[Block] = []
+    for i, region in enumerate(per_region):
+        blocks.extend(b for b, after in zip(island_blocks, layout.island_after, strict=True) if after == i)
+        blocks.extend(region)
+    blocks.extend(b for b, after in zip(island_blocks, layout.island_after, strict=True) if after >= len(per_region))
+    return blocks
+
+
+def whitespace_table(lines: list[Line], bbox: BBox) -> Block:
+    """A table without vertical rules, from its lines in points: rows are the lines, columns the
+    gaps that no word crosses. With fewer than two columns or rows it is read as a text block."""
+    lines = [ln for ln in lines if ln.words]
+    columns = column_bounds([w.bbox for ln in lines for w in ln.words], min_gap=MIN_COLUMN_GAP_IN * 72)
+    if len(columns) < 2 or len(lines) < 2:
+        return Block("text", bbox, join_words([ln.text for ln in lines]), mean_confidence(lines), tuple(lines))
+    cells = []
+    for r, line in enumerate(sorted(lines, key=lambda ln: ln.bbox.y0)):
+        for c, (x0, x1) in enumerate(columns):
+            words = [w for w in line.words if x0 <= w.bbox.cx <= x1]
+            cells.append(TableCell(r, c, join_words([w.text for w in words]), BBox(x0, line.bbox.y0, x1, line.bbox.y1)))
+    table = Table(len(lines), len(columns), tuple(cells))
+    return Block("table", bbox, table_text(table), mean_confidence(lines), (), table=table)
