@@ -10,6 +10,7 @@ syntax with the standard Helvetica font). Run as a script to write them into a f
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import random
 import sys
@@ -253,7 +254,7 @@ def raw_pdf(objects: Sequence[bytes], root: int = 1, trailer: bytes = b"", heade
 
 
 class PdfBuilder:
-    """Just enough PDF to put Helvetica text, rules and JPEG images on A4 pages."""
+    """Just enough PDF to put Helvetica or CJK text, rules and JPEG images on A4 pages."""
 
     WIDTH, HEIGHT = 595.0, 842.0
 
@@ -274,6 +275,19 @@ class PdfBuilder:
         return f"BT /{font} {size} Tf {x:.2f} {baseline:.2f} Td {_pdf_string(text)} Tj ET"
 
     @staticmethod
+    def cjk_text(x: float, y_top: float, size: float, text: str) -> str:
+        """Chinese in the CJK font (two-byte UCS-2 codes, as PDF writers without font embedding
+        produce: Adobe's STSong-Light with the UniGB-UCS2-H CMap, no ToUnicode map), and runs of
+        Latin text in between in Helvetica, switching fonts along the line as such writers do."""
+        baseline = PdfBuilder.HEIGHT - y_top - size * 0.8
+        runs = []
+        for cjk, chars in itertools.groupby(text, key=lambda ch: ord(ch) > 0x2E7F):
+            run = "".join(chars)
+            shown = f"<{run.encode('utf-16-be').hex()}>" if cjk else _pdf_string(run)
+            runs.append(f"/{'F3' if cjk else 'F1'} {size} Tf {shown} Tj")
+        return f"BT {x:.2f} {baseline:.2f} Td {' '.join(runs)} ET"
+
+    @staticmethod
     def line(x0: float, y0: float, x1: float, y1: float, width: float = 1.0) -> str:
         h = PdfBuilder.HEIGHT
         return f"{width} w {x0:.2f} {h - y0:.2f} m {x1:.2f} {h - y1:.2f} l S"
@@ -289,6 +303,14 @@ class PdfBuilder:
         pages_id = add(b"")
         font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
         bold = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>")
+        cid = add(
+            b"<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light "
+            b"/CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 4 >> /DW 1000 >>"
+        )
+        cjk = add(
+            b"<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light-UniGB-UCS2-H "
+            b"/Encoding /UniGB-UCS2-H /DescendantFonts [%d 0 R] >>" % cid
+        )
         kids = []
         for i, (ops, jpeg, (ix, itop, iw, ih)) in enumerate(self.pages):
             xobjects = b""
@@ -303,7 +325,7 @@ class PdfBuilder:
                 ops = f"q {iw} 0 0 {ih} {ix} {self.HEIGHT - itop - ih} cm /Im{i} Do Q\n" + ops
             data = zlib.compress(ops.encode("latin-1"))
             content = add(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream")
-            resources = b"<< /Font << /F1 %d 0 R /F2 %d 0 R >> %s >>" % (font, bold, xobjects)
+            resources = b"<< /Font << /F1 %d 0 R /F2 %d 0 R /F3 %d 0 R >> %s >>" % (font, bold, cjk, xobjects)
             kids.append(
                 add(
                     b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] /Rotate %d /Resources %s /Contents %d 0 R >>"
@@ -348,6 +370,16 @@ def born_digital_pdf(pages: int = 3, rotate: int = 0) -> bytes:
             for r, row in enumerate(TABLE):
                 ops += [PdfBuilder.text(x0 + c * cw + 6, y0 + r * rh + 7, 11, t) for c, t in enumerate(row)]
         pdf.add_page(ops)
+    return pdf.build()
+
+
+def chinese_pdf() -> bytes:
+    """A born-digital Chinese page: an English heading, Chinese paragraphs and a mixed line."""
+    pdf = PdfBuilder()
+    ops = [PdfBuilder.text(72, 80, 20, "Shareholder Notice", font="F2")]
+    ops += [PdfBuilder.cjk_text(72, 130 + i * 20, 12, line) for i, line in enumerate(CHINESE)]
+    ops += [PdfBuilder.cjk_text(72, 250, 12, MIXED[0])]
+    pdf.add_page(ops)
     return pdf.build()
 
 
@@ -455,6 +487,10 @@ def generate(out: Path) -> dict[str, Sample]:
             ["Quarterly Results", *ENGLISH[:3], FIGURE_CAPTION, *ENGLISH[3:]],
         ),
         figure_pdf(),
+    )
+    put(
+        Sample("chinese_pdf", "chinese.pdf", "text_layer", "chi_sim", ["Shareholder Notice", *CHINESE, MIXED[0]]),
+        chinese_pdf(),
     )
     put(Sample("scanned_pdf", "scanned.pdf", "scan", "eng", ["Supplier Invoices", *ENGLISH]), scanned_pdf(english))
     put(Sample("long_pdf", "long.pdf", "text_layer", "eng", pages=30), born_digital_pdf(30))

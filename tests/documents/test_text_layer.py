@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from generate import ENGLISH, HOSTILE, LEFT_COLUMN, RIGHT_COLUMN, TABLE, born_digital_pdf
+from generate import CHINESE, ENGLISH, HOSTILE, LEFT_COLUMN, MIXED, RIGHT_COLUMN, TABLE, born_digital_pdf
 from metrics import cer
 from PIL import Image
 
@@ -35,6 +35,26 @@ def test_text_layer_text_and_boxes(samples: Samples) -> None:
     assert invoice.words[0].text == "Invoices"
     assert invoice.words[0].bbox.x1 < invoice.words[1].bbox.x0
     assert invoice.font_size == 11
+
+
+def test_chinese_text_layer_lines_in_order_with_boxes(samples: Samples) -> None:
+    """Two-byte CJK codes through a predefined CMap, Latin runs in another font on the same line."""
+    page = run(samples.data("chinese_pdf")).pages[0]
+    assert page.source == "text_layer"
+    lines = [ln for b in page.blocks for ln in b.lines]
+    assert [ln.text for ln in lines] == ["Shareholder Notice", *CHINESE, MIXED[0]]
+    tops = [ln.bbox.y0 for ln in lines]
+    assert tops == sorted(tops)
+    assert all(71 <= ln.bbox.x0 <= 74 for ln in lines)
+    assert "会议地点为北京市朝阳区建国路八十八号。" in run(samples.data("chinese_pdf")).to_markdown()
+
+
+def test_chinese_born_digital_page_read_by_ocr_too(samples: Samples) -> None:
+    page = run(samples.data("chinese_pdf"), mode="ocr", languages=("eng", "chi_sim")).pages[0]
+    assert page.source == "tesseract"
+    expected = "".join(["Shareholder Notice", *CHINESE, MIXED[0]]).replace(" ", "")
+    read = "".join(b.text for b in page.blocks).replace(" ", "").replace("\n", "")
+    assert cer(expected, read) < 0.02
 
 
 def test_block_types_from_text_layer(samples: Samples) -> None:
