@@ -13,9 +13,9 @@ from ocrqueue.documents import (
     ProcessOptions,
     RecognitionRequest,
     get_engine,
+    ocrregions,
     register_engine,
 )
-from ocrqueue.documents import ocrpath as ocrpath_module
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.model import LayoutBox
 
@@ -53,7 +53,7 @@ def test_plugin_engine_gets_formula_crops_and_its_latex_reaches_markdown(
 ) -> None:
     engine = FormulaEngine()
     register_engine("fake-vlm", lambda: engine)
-    monkeypatch.setattr(ocrpath_module, "get_layout_model", lambda: FormulaLayout())
+    monkeypatch.setattr(ocrregions, "get_layout_model", lambda: FormulaLayout())
     result = run(samples.data("english"), engine="fake-vlm")
     page = result.pages[0]
     assert page.source == "fake-vlm"

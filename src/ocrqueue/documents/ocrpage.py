@@ -20,7 +20,7 @@ from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.gate import needs_layout_model
-from ocrqueue.documents.layout.model import LayoutBox, LayoutModel
+from ocrqueue.documents.layout.model import LayoutBox, get_layout_model
 from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse
 from ocrqueue.documents.layout.rows import merge_rows, split_line
 from ocrqueue.documents.model import Block, Line, Word
@@ -40,13 +40,16 @@ from ocrqueue.documents.text import join_words
 _LAYOUT_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ocrqueue-layout")
 
 
-def read_whole_page(page: OcrPage, model: LayoutModel | None) -> tuple[list[Block], Figures]:
+def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figures]:
     """Without a model, or when the page holds nothing the model would add (layout/gate.py),
-    ``detected`` stays None and the geometric rules alone place text, tables and figures."""
+    ``detected`` stays None and the geometric rules alone place text, tables and figures. The
+    model is loaded on the first page that needs it: a worker that never meets one saves ~160 MB."""
     layout = analyse(page.ink, page.rules, page.dpi)
     pending: Future[list[LayoutBox]] | None = None
-    if model is not None and needs_layout_model(page.straight.grid, page.rules, layout.regions, page.dpi):
-        pending = _LAYOUT_THREAD.submit(model.detect, page.image)
+    if use_model and needs_layout_model(page.straight.grid, page.rules, layout.regions, page.dpi):
+        model = get_layout_model()
+        if model is not None:
+            pending = _LAYOUT_THREAD.submit(model.detect, page.image)
     lines = page.engine.recognize(_without_rules(page), RecognitionRequest(page.languages, "page", page.dpi)).lines
     detected = pending.result() if pending is not None else None
     if detected is not None:

@@ -10,7 +10,6 @@ text-layer path share one coordinate frame.
 from __future__ import annotations
 
 from ocrqueue.documents.engines import OcrEngine
-from ocrqueue.documents.layout.model import get_layout_model
 from ocrqueue.documents.layout.raster import deskew, find_rules
 from ocrqueue.documents.model import PageResult
 from ocrqueue.documents.ocrcommon import OcrPage
@@ -36,9 +35,8 @@ def from_ocr(
         warnings.append(f"straightened by {straight.angle:.2f} degrees")
     rules = find_rules(straight, raster.dpi) if tables else None
     ocr_page = OcrPage(page.index, page.height, straight, rules, raster.dpi, raster.scale, engine, languages)
-    model = get_layout_model() if use_model else None
     read = read_regions if getattr(engine, "reads_regions", False) else read_whole_page
-    blocks, figures = read(ocr_page, model)
+    blocks, figures = read(ocr_page, use_model)
     return PageResult(
         page.index, page.width, page.height, engine.name, tuple(blocks), raster.dpi, tuple(warnings), figures.images
     )

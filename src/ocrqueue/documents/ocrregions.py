@@ -11,7 +11,7 @@ from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
 from ocrqueue.documents.layout.markup_table import MarkupCell, parse_markup_table
-from ocrqueue.documents.layout.model import LayoutModel
+from ocrqueue.documents.layout.model import get_layout_model
 from ocrqueue.documents.layout.raster import Island, analyse
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.xycut import Mask
@@ -32,7 +32,8 @@ from ocrqueue.documents.text import join_words
 PAD = 12  # white border (pixels) around region crops: engines read text touching the edge badly
 
 
-def read_regions(page: OcrPage, model: LayoutModel | None) -> tuple[list[Block], Figures]:
+def read_regions(page: OcrPage, use_model: bool) -> tuple[list[Block], Figures]:
+    model = get_layout_model() if use_model else None
     detected = model.detect(page.image) if model is not None else None
     layout = analyse(page.ink, page.rules, page.dpi, islands_wanted(detected or []))
     rules = page.rules.mask if page.rules is not None else np.zeros_like(page.ink)

@@ -1,0 +1,153 @@
+"""The OCR path for classic engines: one whole-page read, the layout model only where it helps,
+and the OpenCV-based raster steps equal to their plain definitions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from PIL import Image
+
+from ocrqueue.documents import EngineOutput, RecognitionRequest, get_engine, ocrpage, open_document, register_engine
+from ocrqueue.documents.layout.gate import needs_layout_model
+from ocrqueue.documents.layout.model import LayoutBox
+from ocrqueue.documents.layout.raster import analyse, coarse, deskew, estimate_skew, find_rules
+from ocrqueue.documents.layout.tables import long_runs
+
+from .conftest import Samples
+from .helpers import run
+
+
+@dataclass
+class CountingEngine:
+    """Tesseract, counting what it is asked to read."""
+
+    name: str = "counting"
+    tasks: list[str] = field(default_factory=list)
+
+    def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
+        self.tasks.append(request.task)
+        return get_engine("tesseract").recognize(image, request)
+
+
+@dataclass
+class SpyLayout:
+    pages: int = 0
+
+    def detect(self, image: Image.Image) -> list[LayoutBox]:
+        self.pages += 1
+        return []
+
+
+@pytest.mark.parametrize("name", ["two_column", "table", "span_table", "figure"])
+def test_a_classic_engine_reads_each_page_once(samples: Samples, name: str) -> None:
+    engine = CountingEngine()
+    register_engine("counting", lambda: engine)
+    page = run(samples.data(name), engine="counting", mode="ocr").pages[0]
+    assert engine.tasks == ["page"]
+    assert page.source == "counting"
+
+
+@pytest.mark.parametrize(
+    ("name", "wanted"),
+    [
+        ("english", False),
+        ("chinese", False),
+        ("two_column", False),
+        ("table", False),
+        ("table_scan", False),
+        ("figure", True),
+        ("unruled_table", True),
+    ],
+)
+def test_layout_model_runs_only_where_the_page_needs_it(
+    samples: Samples, monkeypatch: pytest.MonkeyPatch, name: str, wanted: bool
+) -> None:
+    spy = SpyLayout()
+    monkeypatch.setattr(ocrpage, "get_layout_model", lambda: spy)
+    run(samples.data(name), mode="ocr")
+    assert spy.pages == (1 if wanted else 0)
+
+
+def test_gate_decisions_from_the_raster(samples: Samples) -> None:
+    def decide(name: str) -> bool:
+        with open_document(samples.data(name)) as doc:
+            raster = next(iter(doc.pages())).render(200)
+        page = deskew(raster.image, 200)
+        rules = find_rules(page, 200)
+        return needs_layout_model(page.grid, rules, analyse(page.ink, rules, 200).regions, 200)
+
+    assert not decide("english") and not decide("two_column_scan") and not decide("span_table")
+    assert decide("figure") and decide("unruled_table")
+
+
+def test_ruled_table_on_a_scan_read_whole_page_cells_right(samples: Samples) -> None:
+    """The rules' grey fringe is painted out with them: no "|" in any cell."""
+    page = run(samples.data("table_scan"), mode="ocr").pages[0]
+    table = next(b.table for b in page.blocks if b.table is not None)
+    assert table.grid() == [
+        ["Item", "Quantity", "Price"],
+        ["Apples", "12", "3.50"],
+        ["Pears", "7", "4.20"],
+        ["Plums", "30", "9.75"],
+    ]
+
+
+def _runs_reference(ink: np.ndarray, min_len: int, axis: int) -> np.ndarray:
+    a = ink if axis == 1 else ink.T
+    out = np.zeros_like(a)
+    for r, row in enumerate(a):
+        start = None
+        for c, value in enumerate([*row.tolist(), False]):
+            if value and start is None:
+                start = c
+            elif not value and start is not None:
+                if c - start >= min_len:
+                    out[r, start:c] = True
+                start = None
+    return out if axis == 1 else out.T
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    ink=arrays(np.bool_, st.tuples(st.integers(1, 30), st.integers(1, 30))),
+    min_len=st.integers(1, 12),
+    axis=st.sampled_from([0, 1]),
+)
+def test_long_runs_is_the_plain_definition(ink: np.ndarray, min_len: int, axis: int) -> None:
+    assert (long_runs(ink, min_len, axis) == _runs_reference(ink, min_len, axis)).all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(mask=arrays(np.bool_, st.tuples(st.integers(1, 40), st.integers(1, 40))), factor=st.integers(1, 6))
+def test_coarse_cells_hold_a_quarter_ink_and_a_neighbour(mask: np.ndarray, factor: int) -> None:
+    got = coarse(mask, factor)
+    h, w = mask.shape[0] // factor, mask.shape[1] // factor
+    assert got.shape == (h, w)
+    cells = np.array(
+        [
+            [
+                mask[r * factor : (r + 1) * factor, c * factor : (c + 1) * factor].sum() >= max(1, factor * factor // 4)
+                for c in range(w)
+            ]
+            for r in range(h)
+        ],
+        dtype=bool,
+    ).reshape(h, w)
+    for r in range(h):
+        for c in range(w):
+            around = cells[max(0, r - 1) : r + 2, max(0, c - 1) : c + 2].sum() - cells[r, c]
+            assert got[r, c] == (bool(cells[r, c]) and around > 0 if factor > 1 else bool(mask[r, c]))
+
+
+@pytest.mark.parametrize("angle", [-2.0, -0.8, 0.6, 1.5])
+def test_skew_found_from_projections(angle: float) -> None:
+    lines = np.zeros((600, 500), dtype=np.uint8)
+    for y in range(60, 560, 24):
+        lines[y : y + 8, 40:460] = 255
+    turned = np.asarray(Image.fromarray(lines).rotate(-angle, resample=Image.Resampling.NEAREST)) > 0
+    assert estimate_skew(turned) == pytest.approx(angle, abs=0.15)
