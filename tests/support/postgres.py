@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,10 +52,15 @@ class Cluster:
     data_dir: Path
     port: int
     run_as: str | None
+    listen_addresses: tuple[str, ...] = ("127.0.0.1",)
 
     @property
     def admin_url(self) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def url_at(self, address: str, database: str = "postgres") -> str:
+        """The cluster reached through another of its listen addresses."""
+        return f"postgresql://postgres@{address}:{self.port}/{database}"
 
     def _run(self, *args: str) -> None:
         command = list(args)
@@ -65,9 +70,10 @@ class Cluster:
 
     def start(self) -> None:
         log = self.data_dir.parent / "server.log"
+        listen = ",".join(self.listen_addresses)
         self._run(
             _bin("pg_ctl"), "-D", str(self.data_dir), "-l", str(log), "-w", "-t", "60",
-            "-o", f"-p {self.port} -k {self.data_dir.parent} -c listen_addresses=127.0.0.1 -c fsync=off",
+            "-o", f"-p {self.port} -k {self.data_dir.parent} -c listen_addresses={listen} -c fsync=off",
             "start",
         )  # fmt: skip
 
@@ -80,13 +86,19 @@ class Cluster:
 
 
 @contextlib.contextmanager
-def throwaway_cluster() -> Iterator[Cluster]:
+def throwaway_cluster(
+    extra_listen_addresses: Sequence[str] = (), trusted_networks: Sequence[str] = ()
+) -> Iterator[Cluster]:
+    """A new cluster on 127.0.0.1 (and `extra_listen_addresses`), trusting local connections and
+    clients from `trusted_networks` (CIDR); stopped and deleted afterwards."""
     root = Path(tempfile.mkdtemp(prefix="ocrq-pg-"))
     run_as = "postgres" if os.geteuid() == 0 else None
     if run_as:
         shutil.chown(root, user=run_as)
-    cluster = Cluster(root / "data", _free_port(), run_as)
+    cluster = Cluster(root / "data", _free_port(), run_as, ("127.0.0.1", *extra_listen_addresses))
     cluster._run(_bin("initdb"), "-D", str(cluster.data_dir), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+    with open(cluster.data_dir / "pg_hba.conf", "a") as hba:
+        hba.writelines(f"host all all {network} trust\n" for network in trusted_networks)
     cluster.start()
     try:
         yield cluster

@@ -9,6 +9,7 @@ from typing import Any
 
 import psycopg
 import psycopg_pool
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from ocrqueue.queue.drivers import postgres_sql as sql
 from ocrqueue.queue.drivers.rows import (
@@ -48,6 +49,32 @@ log = logging.getLogger(__name__)
 Params = dict[str, Any]
 
 
+NETWORK_TIMEOUTS: dict[str, int] = {
+    "connect_timeout": 5,
+    "tcp_user_timeout": 10_000,  # ms that sent data may go unacknowledged before the connection is dropped
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+}
+"""libpq parameters every connection gets unless the database URL sets them itself.
+
+Without them a connection into a network partition is left to TCP's own timers: a statement
+whose packets vanish waits for retransmissions that back off to minutes apart (about 15 minutes
+in all), a connection attempt for about 2 minutes of SYN retries (holding the pool's one growing
+slot), and a connection waiting for a lost reply or a NOTIFY never finds out. A worker cut off
+for 30 s then stayed stuck for 24 s more after the network was back (tests/chaos/test_partition.py).
+Bounded, a dead connection fails, `_retrying` asks again on a fresh one, and recovery takes
+seconds whatever the partition's length. Unix-socket connections ignore the TCP settings.
+"""
+
+
+def with_network_timeouts(conninfo: str) -> str:
+    """`conninfo` with each of NETWORK_TIMEOUTS that it does not set itself."""
+    given = conninfo_to_dict(conninfo)
+    return make_conninfo(conninfo, **{k: v for k, v in NETWORK_TIMEOUTS.items() if k not in given})
+
+
 def _configure_connection(conn: psycopg.Connection[Any]) -> None:
     """Hand jsonb back as text, so both backends decode JSON in one place (rows.decode_json)."""
     conn.adapters.register_loader("jsonb", psycopg.types.string.TextLoader)
@@ -58,9 +85,9 @@ class PostgresStore(Store):
 
     def __init__(self, conninfo: str, *, pool_size: int = 8) -> None:
         super().__init__()
-        self._conninfo = conninfo
+        self._conninfo = with_network_timeouts(conninfo)
         self._pool = psycopg_pool.ConnectionPool(
-            conninfo,
+            self._conninfo,
             min_size=1,
             max_size=max(2, pool_size),
             kwargs={"autocommit": True},
