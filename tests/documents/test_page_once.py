@@ -79,7 +79,7 @@ def test_gate_decisions_from_the_raster(samples: Samples) -> None:
             raster = next(iter(doc.pages())).render(200)
         page = deskew(raster.image, 200)
         rules = find_rules(page, 200)
-        return needs_layout_model(page.grid, rules, analyse(page.ink, rules, 200).regions, 200)
+        return needs_layout_model(page.grid, rules, analyse(page, rules, 200).regions, 200)
 
     assert not decide("english") and not decide("two_column_scan") and not decide("span_table")
     assert decide("figure") and decide("unruled_table")

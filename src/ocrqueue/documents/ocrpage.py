@@ -44,7 +44,7 @@ def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figure
     """Without a model, or when the page holds nothing the model would add (layout/gate.py),
     ``detected`` stays None and the geometric rules alone place text, tables and figures. The
     model is loaded on the first page that needs it: a worker that never meets one saves ~160 MB."""
-    layout = analyse(page.ink, page.rules, page.dpi)
+    layout = analyse(page.straight, page.rules, page.dpi)
     pending: Future[list[LayoutBox]] | None = None
     if use_model and needs_layout_model(page.straight.grid, page.rules, layout.regions, page.dpi):
         model = get_layout_model()
@@ -53,7 +53,7 @@ def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figure
     lines = page.engine.recognize(_without_rules(page), RecognitionRequest(page.languages, "page", page.dpi)).lines
     detected = pending.result() if pending is not None else None
     if detected is not None:
-        layout = analyse(page.ink, page.rules, page.dpi, islands_wanted(detected))
+        layout = analyse(page.straight, page.rules, page.dpi, islands_wanted(detected))
     parts = _split(lines, layout)
     region_lines = [[to_points(ln, 0, 0, page.scale) for ln in merge_rows(p)] for p in parts.regions]
     if parts.orphans:

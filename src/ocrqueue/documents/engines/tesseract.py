@@ -87,7 +87,7 @@ class TesseractEngine:
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
         lang = self._lang(request.languages)
         with self._borrow(lang, _PSM_FOR_TASK[request.task]) as api:
-            api.SetImage(image.convert("L"))
+            api.SetImage(image if image.mode == "L" else image.convert("L"))
             api.SetSourceResolution(request.dpi)
             api.Recognize()
             return EngineOutput(tuple(_lines(api)))

@@ -104,8 +104,12 @@ def estimate_skew(mask: Mask) -> float:
 
 
 class Straightened:
-    """A page image straightened: grey pixels for recognition and analysis, the ink mask and its
-    coarse grid, and the colour image, turned only if a figure crop asks for it."""
+    """A page straightened: grey pixels for recognition and analysis, the ink mask and its coarse
+    grid, and the colour image, turned only if a figure crop asks for it.
+
+    A tilted page is turned even when the engine would read it as well tilted: Tesseract then
+    runs words of mixed Latin and Chinese lines together ("Thetotalamount").
+    """
 
     def __init__(self, source: Image.Image, gray: npt.NDArray[np.uint8], ink: Mask, grid: Mask, angle: float) -> None:
         self.source, self.gray, self.ink, self.grid, self.angle = source, gray, ink, grid, angle
@@ -130,7 +134,7 @@ def _rotate(pixels: npt.NDArray[np.uint8], angle: float, fill: tuple[int, int, i
 
 
 def deskew(image: Image.Image, dpi: int) -> Straightened:
-    """Straighten a scanned page when it is tilted by more than a quarter degree."""
+    """Straighten a scanned page when it is tilted by a quarter degree or more."""
     gray = np.asarray(image.convert("L"))
     ink, threshold = _ink_and_threshold(gray)
     factor = max(1, round(dpi / GRID_DPI))
@@ -154,29 +158,29 @@ class Rules:
 def find_rules(page: Straightened, dpi: int) -> Rules:
     """Horizontal and vertical rules, and the ruled tables they make up."""
     factor = max(1, round(dpi / GRID_DPI))
-    h_rules = _long_runs_near(page.ink, page.grid, factor, max(8, int(H_RULE_MIN_IN * dpi)), axis=1)
+    h_rules = _long_runs_near(page, factor, max(8, int(H_RULE_MIN_IN * dpi)), axis=1)
     # A table needs two horizontal rules: without them the vertical pass is not worth its time.
     two_rows = np.count_nonzero(np.diff(h_rules.any(axis=1).astype(np.int8), prepend=0) == 1) >= 2
     if not two_rows:
         return Rules(h_rules, [])
-    v_rules = _long_runs_near(page.ink, page.grid, factor, max(8, int(V_RULE_MIN_IN * dpi)), axis=0)
+    v_rules = _long_runs_near(page, factor, max(8, int(V_RULE_MIN_IN * dpi)), axis=0)
     return Rules(h_rules | v_rules, find_tables(h_rules, v_rules, tol=max(3, dpi // 40)))
 
 
-def _long_runs_near(ink: Mask, grid: Mask, factor: int, min_len: int, axis: int) -> Mask:
+def _long_runs_near(page: Straightened, factor: int, min_len: int, axis: int) -> Mask:
     """``long_runs`` of the page, looked for only in the bands of rows (axis 1) or columns
     (axis 0) where the coarse grid holds a run nearly as long: most of a page has none, and the
     full-resolution pass over the whole page cost more than the rest of the layout analysis."""
-    out = np.zeros_like(ink)
-    near = long_runs(grid, max(2, min_len // factor - 2), axis).any(axis=axis)
+    out = np.zeros_like(page.ink)
+    near = long_runs(page.grid, max(2, min_len // factor - 2), axis).any(axis=axis)
     padded = np.concatenate(([False], near, [False]))
     edges = np.flatnonzero(padded[1:] != padded[:-1])
     for start, end in zip(edges[0::2], edges[1::2], strict=True):
         lo, hi = max(0, (int(start) - 1) * factor), (int(end) + 1) * factor
         if axis == 1:
-            out[lo:hi] = long_runs(ink[lo:hi], min_len, axis)
+            out[lo:hi] = long_runs(page.ink[lo:hi], min_len, axis)
         else:
-            out[:, lo:hi] = long_runs(ink[:, lo:hi], min_len, axis)
+            out[:, lo:hi] = long_runs(page.ink[:, lo:hi], min_len, axis)
     return out
 
 
@@ -194,7 +198,7 @@ def _overlap_share(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -
 
 
 def analyse(
-    ink: Mask,
+    page: Straightened,
     rules: Rules | None,
     dpi: int,
     detected: list[tuple[IslandKind, tuple[int, int, int, int]]] | None = None,
@@ -203,7 +207,7 @@ def analyse(
     looked for); ``detected`` adds figures, formulas and unruled tables from a layout model. A
     ruled grid lying inside a detected figure is a chart, not a table."""
     islands = [Island(kind, box) for kind, box in detected or [] if kind != "table"]
-    rule_mask = rules.mask if rules is not None else np.zeros_like(ink)
+    rule_mask = rules.mask if rules is not None else np.zeros_like(page.ink)
     if rules is not None:
         for t in rules.grids:
             box = (t.x0, t.y0, t.x1, t.y1)
@@ -216,14 +220,15 @@ def analyse(
             if kind == "table" and not any(_overlap_share(box, r) > 0.3 or _overlap_share(r, box) > 0.3 for r in ruled):
                 islands.append(Island("table", box))
     factor = max(1, round(dpi / GRID_DPI))
-    text_ink = ink & ~rule_mask
-    for island in islands:
-        x0, y0, x1, y1 = island.box
-        text_ink[y0:y1, x0:x1] = False
-    text_grid = coarse(text_ink, factor)
-    if any(i.kind == "figure" for i in islands):
-        ink_grid = coarse(ink, factor)
-        islands = [i for i in islands if i.kind != "figure" or _ink_share(ink_grid, i.box, factor) >= MIN_FIGURE_INK]
+    if islands or rule_mask.any():
+        text_ink = page.ink & ~rule_mask
+        for island in islands:
+            x0, y0, x1, y1 = island.box
+            text_ink[y0:y1, x0:x1] = False
+        text_grid = coarse(text_ink, factor)
+    else:
+        text_grid = page.grid  # nothing to take out: the page's own coarse ink
+    islands = [i for i in islands if i.kind != "figure" or _ink_share(page.grid, i.box, factor) >= MIN_FIGURE_INK]
     grid = text_grid.copy()
     for island in islands:
         x0, y0, x1, y1 = island.box
