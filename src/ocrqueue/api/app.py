@@ -12,6 +12,7 @@ from ocrqueue import __version__
 from ocrqueue.api.body_limit import BodyLimitMiddleware
 from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import install_error_handlers
+from ocrqueue.api.events import TaskWatch
 from ocrqueue.api.routes import health, tasks, vision
 from ocrqueue.service.engines import configure_vlm
 
@@ -27,6 +28,7 @@ def create_app(context: ApiContext) -> FastAPI:
         '{"error": {"code": "...", "message": "...", "field": "..."}}.',
     )
     app.state.context = context
+    app.state.task_watch = TaskWatch(context.store)
     configure_vlm(context.settings.vlm_config())  # the `vlm` engine is then a valid choice on submit
     install_error_handlers(app)
     app.include_router(tasks.router)

@@ -24,7 +24,10 @@ class Caller:
 
 async def current_caller(request: Request) -> Caller:
     keys = request.app.state.context.keys
-    if not await run_in_threadpool(keys.auth_required):
+    required = keys.cached_auth_required()
+    if required is None:
+        required = await run_in_threadpool(keys.auth_required)
+    if not required:
         return Caller(None, "local")
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
@@ -35,7 +38,9 @@ async def current_caller(request: Request) -> Caller:
             "an API key is required: Authorization: Bearer <key>",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    tenant = await run_in_threadpool(keys.tenant_for, token.strip())
+    hit, tenant = keys.cached_tenant_for(token.strip())
+    if not hit:
+        tenant = await run_in_threadpool(keys.tenant_for, token.strip())
     if tenant is None:
         raise ApiError(401, "unauthorized", "the API key is unknown or revoked", headers={"WWW-Authenticate": "Bearer"})
     return Caller(tenant, hashlib.sha256(token.strip().encode()).hexdigest()[:24])

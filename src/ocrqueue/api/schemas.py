@@ -60,6 +60,9 @@ class TaskOut(BaseModel):
     finished_at: datetime | None
     updated_at: datetime
     events: list[EventOut] | None = None
+    """Set by GET /api/v1/tasks/{id} only: the newest events, oldest first."""
+    events_truncated: bool | None = None
+    """Set with `events`: whether older events exist than those listed."""
     answer: AnswerOut | None = None
     """Set for completed tasks of kind `vision`."""
 
@@ -79,7 +82,7 @@ class ErrorOut(BaseModel):
     error: ErrorDetail
 
 
-def task_out(task: Task, events: list[Event] | None = None) -> TaskOut:
+def task_out(task: Task, events: list[Event] | None = None, *, events_truncated: bool = False) -> TaskOut:
     payload = task.payload if isinstance(task.payload, dict) else {}
     result = None
     if task.status == "completed" and task.kind == "ocr":
@@ -115,5 +118,6 @@ def task_out(task: Task, events: list[Event] | None = None) -> TaskOut:
         ]
         if events is not None
         else None,
+        events_truncated=events_truncated if events is not None else None,
         answer=answer,
     )

@@ -172,6 +172,10 @@ class Store(abc.ABC):
     def get(self, task_id: str) -> Task | None: ...
 
     @abc.abstractmethod
+    def get_many(self, task_ids: Sequence[str]) -> list[Task]:
+        """The tasks among `task_ids` that exist, in one statement, in no particular order."""
+
+    @abc.abstractmethod
     def list_tasks(
         self,
         *,
@@ -185,6 +189,11 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def events(self, task_id: str) -> list[Event]: ...
+
+    @abc.abstractmethod
+    def get_with_events(self, task_id: str, newest: int) -> tuple[Task, list[Event]] | None:
+        """The task and its newest `newest` events (oldest first) in one statement: a status read
+        costs one round trip and stays bounded however long the history grows."""
 
     @abc.abstractmethod
     def checkpoints(self, task_id: str) -> list[Checkpoint]: ...

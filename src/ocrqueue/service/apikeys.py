@@ -99,12 +99,20 @@ class ApiKeys:
         self._forget_cache()
         return changed > 0
 
-    def auth_required(self) -> bool:
-        """Whether auth is on: from the first key ever created, revoked or not. Revoking every key
-        locks the API until a new key is made; it never falls back to the open local mode."""
+    def cached_auth_required(self) -> bool | None:
+        """`auth_required` from the cache, or None when it must ask the database: lets the API's
+        event loop skip a trip through the threadpool on almost every request."""
         with self._lock:
             if self._any_cache and time.monotonic() - self._any_cache[0] < _CACHE_SECONDS:
                 return self._any_cache[1]
+        return None
+
+    def auth_required(self) -> bool:
+        """Whether auth is on: from the first key ever created, revoked or not. Revoking every key
+        locks the API until a new key is made; it never falls back to the open local mode."""
+        cached = self.cached_auth_required()
+        if cached is not None:
+            return cached
         query = sa.select(sa.func.count()).select_from(api_keys)
         with self._engine.connect() as conn:
             active = bool(conn.execute(query).scalar_one())
@@ -112,13 +120,20 @@ class ApiKeys:
             self._any_cache = (time.monotonic(), active)
         return active
 
+    def cached_tenant_for(self, token: str) -> tuple[bool, str | None]:
+        """(True, `tenant_for(token)`) from the cache, or (False, None) when it must ask the database."""
+        with self._lock:
+            cached = self._cache.get(_hash(token))
+            if cached and time.monotonic() - cached[0] < _CACHE_SECONDS:
+                return True, cached[1]
+        return False, None
+
     def tenant_for(self, token: str) -> str | None:
         """The tenant of an active key, or None; compares hashes in constant time."""
+        hit, tenant = self.cached_tenant_for(token)
+        if hit:
+            return tenant
         digest = _hash(token)
-        with self._lock:
-            cached = self._cache.get(digest)
-            if cached and time.monotonic() - cached[0] < _CACHE_SECONDS:
-                return cached[1]
         query = sa.select(api_keys.c.tenant, api_keys.c.key_hash).where(
             api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None)
         )

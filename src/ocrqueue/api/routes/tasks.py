@@ -26,6 +26,8 @@ router = APIRouter(prefix="/api/v1/tasks", tags=["tasks"])
 _TASK_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _ASSET = re.compile(r"^imgs/([A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,200})$")
 _PAGE_IMAGE_DPI = 100
+EVENT_LIMIT = 100
+"""Events a status read returns at most: every poll costs the same, however long the history grows."""
 _ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorOut} for code in (400, 401, 404, 409, 413, 415, 422, 429)
 }
@@ -33,7 +35,8 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 CallerDep = Annotated[Caller, Depends(current_caller)]
 
 
-def _context(request: Request) -> ApiContext:
+async def _context(request: Request) -> ApiContext:
+    """Async on purpose: FastAPI runs a plain `def` dependency in the threadpool, one more hop per request."""
     context: ApiContext = request.app.state.context
     return context
 
@@ -41,12 +44,15 @@ def _context(request: Request) -> ApiContext:
 ContextDep = Annotated[ApiContext, Depends(_context)]
 
 
-def _visible_task(context: ApiContext, caller: Caller, task_id: str) -> Task:
+def _visible(caller: Caller, task_id: str, task: Task | None) -> Task:
     """The task, or 404 — also for another tenant's task, so ids reveal nothing."""
-    task = context.store.get(task_id) if _TASK_ID.match(task_id) else None
     if task is None or not caller.can_see(task.tenant):
         raise ApiError(404, "task_not_found", f"no task {task_id}")
     return task
+
+
+def _visible_task(context: ApiContext, caller: Caller, task_id: str) -> Task:
+    return _visible(caller, task_id, context.store.get(task_id) if _TASK_ID.match(task_id) else None)
 
 
 def _options(
@@ -168,9 +174,12 @@ async def follow_tasks(request: Request, caller: CallerDep) -> StreamingResponse
 
 @router.get("/{task_id}", response_model=TaskOut, responses=_ERRORS)
 def get_task(context: ContextDep, caller: CallerDep, task_id: str) -> TaskOut:
-    """Status, progress, attempts, error and the full event history."""
-    task = _visible_task(context, caller, task_id)
-    return task_out(task, context.store.events(task.id))
+    """Status, progress, attempts, error and the newest 100 events of its history, oldest first
+    (`events_truncated` says whether older ones exist; `ocrqueue tasks show` lists them all)."""
+    found = context.store.get_with_events(task_id, EVENT_LIMIT + 1) if _TASK_ID.match(task_id) else None
+    task = _visible(caller, task_id, found[0] if found else None)
+    events = found[1] if found else []
+    return task_out(task, events[-EVENT_LIMIT:], events_truncated=len(events) > EVENT_LIMIT)
 
 
 @router.get("/{task_id}/result", responses=_ERRORS | {200: {"content": {"text/markdown": {}, "application/json": {}}}})
@@ -270,7 +279,7 @@ async def follow_task(request: Request, caller: CallerDep, task_id: str) -> Stre
     context: ApiContext = request.app.state.context
     task = await run_in_threadpool(_visible_task, context, caller, task_id)
     return StreamingResponse(
-        task_event_stream(request, context.store, task),
+        task_event_stream(request, request.app.state.task_watch, task),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

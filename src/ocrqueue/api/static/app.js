@@ -275,7 +275,12 @@ function allowed(task, action) {
 function upsertTask(task) {
   const previous = tasks.get(task.id);
   if (previous && previous.updated_at > task.updated_at) return;
-  tasks.set(task.id, { ...previous, ...task, events: task.events ?? previous?.events });
+  tasks.set(task.id, {
+    ...previous,
+    ...task,
+    events: task.events ?? previous?.events,
+    events_truncated: task.events_truncated ?? previous?.events_truncated,
+  });
   let tr = rows.get(task.id);
   const body = $("#task-rows");
   if (!tr) {
@@ -574,7 +579,9 @@ function renderDetail(task) {
   }
   if (task.events) {
     const history = $("#history-list");
+    const older = task.events_truncated ? [el("li", { className: "older", text: "older events not shown" })] : [];
     history.replaceChildren(
+      ...older,
       ...task.events.map((event) => {
         const extra = event.detail?.message || event.detail?.error || "";
         return el(

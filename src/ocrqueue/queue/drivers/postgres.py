@@ -22,6 +22,7 @@ from ocrqueue.queue.drivers.rows import (
     list_statement,
     task_from_row,
     task_page,
+    task_with_events,
     worker_from_row,
 )
 from ocrqueue.queue.errors import LeaseLost
@@ -335,6 +336,9 @@ class PostgresStore(Store):
         rows = self._fetch(sql.GET_BY_IDS, {"ids": [task_id]}, "get")
         return task_from_row(rows[0]) if rows else None
 
+    def get_many(self, task_ids: Sequence[str]) -> list[Task]:
+        return [task_from_row(row) for row in self._fetch(sql.GET_BY_IDS, {"ids": list(task_ids)}, "get many")]
+
     def list_tasks(
         self,
         *,
@@ -356,6 +360,9 @@ class PostgresStore(Store):
 
     def events(self, task_id: str) -> list[Event]:
         return [event_from_row(row) for row in self._fetch(sql.EVENTS, {"id": task_id}, "events")]
+
+    def get_with_events(self, task_id: str, newest: int) -> tuple[Task, list[Event]] | None:
+        return task_with_events(self._fetch(sql.GET_WITH_EVENTS, {"id": task_id, "limit": newest}, "get with events"))
 
     def checkpoints(self, task_id: str) -> list[Checkpoint]:
         return [checkpoint_from_row(row) for row in self._fetch(sql.CHECKPOINTS, {"id": task_id})]

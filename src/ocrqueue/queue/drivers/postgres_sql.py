@@ -258,6 +258,16 @@ CHECKPOINTS = """
 SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints WHERE task_id = %(id)s ORDER BY seq
 """
 
+GET_WITH_EVENTS = f"""
+SELECT {T_COLS}, e.id, e.task_id, e.type, e.at, e.attempt, e.lease_token, e.worker_id, e.detail
+FROM ocrq_tasks t
+LEFT JOIN LATERAL (
+    SELECT * FROM ocrq_events WHERE task_id = t.id ORDER BY id DESC LIMIT %(limit)s
+) e ON true
+WHERE t.id = %(id)s
+ORDER BY e.id
+"""
+
 COUNTS = "SELECT status, count(*) FROM ocrq_tasks GROUP BY status"
 
 REAP = (

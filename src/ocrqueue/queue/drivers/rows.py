@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from ocrqueue.queue.drivers.columns import TASK_COLUMN_NAMES
 from ocrqueue.queue.models import (
     JSON,
     Checkpoint,
@@ -85,6 +86,14 @@ def event_from_row(row: Row) -> Event:
         worker_id=row[6],
         detail={k: v for k, v in decode_json(row[7]).items() if v is not None},
     )
+
+
+def task_with_events(rows: Sequence[Row]) -> tuple[Task, list[Event]] | None:
+    """Rows of a task joined with its events: the task's columns, then an event's (NULL when none)."""
+    if not rows:
+        return None
+    width = len(TASK_COLUMN_NAMES)
+    return task_from_row(rows[0]), [event_from_row(row[width:]) for row in rows if row[width] is not None]
 
 
 def checkpoint_from_row(row: Row) -> Checkpoint:

@@ -27,6 +27,7 @@ from ocrqueue.queue.drivers.rows import (
     list_statement,
     task_from_row,
     task_page,
+    task_with_events,
     worker_from_row,
 )
 from ocrqueue.queue.errors import LeaseLost
@@ -377,6 +378,9 @@ class SQLiteStore(Store):
         rows = self._read(sql.GET_BY_ID, {"id": task_id})
         return task_from_row(rows[0]) if rows else None
 
+    def get_many(self, task_ids: Sequence[str]) -> list[Task]:
+        return [task_from_row(row) for row in self._read(sql.GET_BY_IDS, {"ids": json.dumps(list(task_ids))})]
+
     def list_tasks(
         self,
         *,
@@ -398,6 +402,9 @@ class SQLiteStore(Store):
 
     def events(self, task_id: str) -> list[Event]:
         return [event_from_row(row) for row in self._read(sql.EVENTS, {"id": task_id})]
+
+    def get_with_events(self, task_id: str, newest: int) -> tuple[Task, list[Event]] | None:
+        return task_with_events(self._read(sql.GET_WITH_EVENTS, {"id": task_id, "limit": newest}))
 
     def checkpoints(self, task_id: str) -> list[Checkpoint]:
         return [checkpoint_from_row(row) for row in self._read(sql.CHECKPOINTS, {"id": task_id})]

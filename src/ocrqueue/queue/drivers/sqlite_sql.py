@@ -12,6 +12,7 @@ from ocrqueue.queue.drivers.columns import task_columns
 
 NOW = "((julianday('now') - 2440587.5) * 86400.0)"
 COLS = task_columns()
+T_COLS = task_columns("t.")
 
 PRAGMAS = (
     "PRAGMA journal_mode = WAL",
@@ -38,6 +39,8 @@ VALUES (:id, 'submitted', {NOW}, 0, 0, '{{}}')
 """
 
 GET_BY_ID = f"SELECT {COLS} FROM ocrq_tasks WHERE id = :id"
+
+GET_BY_IDS = f"SELECT {COLS} FROM ocrq_tasks WHERE id IN (SELECT value FROM json_each(:ids))"
 
 GET_LIVE_BY_DEDUP = f"SELECT {COLS} FROM ocrq_tasks WHERE dedup_key = :key AND status <> 'cancelled'"
 
@@ -193,6 +196,15 @@ FROM ocrq_events WHERE task_id = :id ORDER BY id
 """
 
 CHECKPOINTS = "SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints WHERE task_id = :id ORDER BY seq"
+
+GET_WITH_EVENTS = f"""
+SELECT {T_COLS}, e.id, e.task_id, e.type, e.at, e.attempt, e.lease_token, e.worker_id, e.detail
+FROM ocrq_tasks t
+LEFT JOIN ocrq_events e
+    ON e.id IN (SELECT id FROM ocrq_events WHERE task_id = :id ORDER BY id DESC LIMIT :limit)
+WHERE t.id = :id
+ORDER BY e.id
+"""
 
 COUNTS = "SELECT status, count(*) FROM ocrq_tasks GROUP BY status"
 

@@ -1,0 +1,132 @@
+"""Reads that clients repeat while workers are busy (bench/load.py), on both backends.
+
+A status read (GET /api/v1/tasks/{id}) is one statement with a bounded history: it costs the same
+for a task with a long history (deferrals, operator retries) as for a new one. Event streams share
+one read per poll instead of one each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.service import Service, running_service
+
+from ocrqueue.api.events import TaskWatch, Update
+from ocrqueue.api.routes.tasks import EVENT_LIMIT
+from ocrqueue.queue import Store, Task, TaskSpec
+from ocrqueue.queue.models import EventType
+
+# The one method each driver sends a read statement through.
+_EXECUTOR = {"sqlite": "_read", "postgresql": "_fetch"}
+
+
+@pytest.fixture
+def service(db_url: str, store: Store, tmp_path: Path) -> Iterator[Service]:
+    with running_service(db_url, store, tmp_path) as running:
+        yield running
+
+
+def with_history(store: Store, cycles: int) -> str:
+    """A task with 1 + 2 * `cycles` events: submitted, then claimed and released `cycles` times."""
+    task_id = store.submit(TaskSpec("noop")).task.id
+    for _ in range(cycles):
+        (claimed,) = store.claim("w1", 1, 30.0)
+        assert store.release("w1", [claimed.lease]) == [task_id]
+    return task_id
+
+
+def count_calls(monkeypatch: pytest.MonkeyPatch, target: object, *names: str) -> list[str]:
+    """The names of `target`'s methods `names` as they are called (each still calls through)."""
+    calls: list[str] = []
+    for name in names:
+        original: Callable[..., Any] = getattr(target, name)
+
+        def spy(*args: Any, _name: str = name, _original: Callable[..., Any] = original, **kwargs: Any) -> Any:
+            calls.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(target, name, spy)
+    return calls
+
+
+def test_get_with_events_is_one_statement_with_the_newest_events(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    task_id = with_history(store, cycles=10)
+    history = store.events(task_id)
+    assert len(history) == 21
+    statements = count_calls(monkeypatch, store, _EXECUTOR[store.backend])
+    found = store.get_with_events(task_id, 5)
+    assert found is not None
+    task, events = found
+    assert len(statements) == 1
+    assert task == store.get(task_id)
+    assert events == history[-5:]
+    assert events[-1].type is EventType.RELEASED
+    assert store.get_with_events(task_id, 100) == (task, history)
+    assert store.get_with_events("01a2272f-0000-7000-8000-000000000000", 5) is None
+
+
+def test_status_read_returns_a_bounded_history_in_one_store_call(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = service.store
+    task_id = with_history(store, cycles=EVENT_LIMIT // 2 + 5)
+    history = store.events(task_id)
+    assert len(history) > EVENT_LIMIT
+    calls = count_calls(monkeypatch, store, "get_with_events", "events", "get")
+    with service.client() as client:
+        body = client.get(f"/api/v1/tasks/{task_id}").json()
+    assert calls == ["get_with_events"]
+    assert body["events_truncated"] is True
+    assert len(body["events"]) == EVENT_LIMIT
+    assert [e["type"] for e in body["events"]] == [str(e.type) for e in history[-EVENT_LIMIT:]]
+
+
+def test_a_short_history_is_complete_and_not_truncated(service: Service) -> None:
+    task_id = with_history(service.store, cycles=1)
+    with service.client() as client:
+        body = client.get(f"/api/v1/tasks/{task_id}").json()
+        listed = client.get("/api/v1/tasks").json()["tasks"][0]
+    assert [e["type"] for e in body["events"]] == ["submitted", "claimed", "released"]
+    assert body["events_truncated"] is False
+    assert listed["events"] is None and listed["events_truncated"] is None
+
+
+def test_event_streams_share_one_read_per_poll(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = (store.submit(TaskSpec("noop")).task.id for _ in range(2))
+    gone = "01a2272f-0000-7000-8000-000000000000"
+    reads: list[list[str]] = []
+    get_many = store.get_many
+
+    def spy(task_ids: Sequence[str]) -> list[Task]:
+        reads.append(sorted(task_ids))
+        return get_many(task_ids)
+
+    monkeypatch.setattr(store, "get_many", spy)
+
+    async def follow_three() -> list[Update]:
+        watch = TaskWatch(store, interval=0)
+        async with watch.follow(first) as a, watch.follow(second) as b, watch.follow(gone) as c:
+            return [await a.get(), await b.get(), await c.get()]
+
+    updates = asyncio.run(follow_three())
+    assert reads[0] == sorted([first, second, gone])
+    assert [u.id if isinstance(u, Task) else u for u in updates] == [first, second, None]
+
+
+def test_a_failed_poll_reaches_every_stream(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    task_id = store.submit(TaskSpec("noop")).task.id
+
+    def unreachable(task_ids: Sequence[str]) -> list[Task]:
+        raise ConnectionError("database unreachable")
+
+    monkeypatch.setattr(store, "get_many", unreachable)
+
+    async def follow() -> Update:
+        async with TaskWatch(store, interval=0).follow(task_id) as updates:
+            return await updates.get()
+
+    assert isinstance(asyncio.run(follow()), ConnectionError)
