@@ -173,13 +173,16 @@ async def follow_tasks(request: Request, caller: CallerDep) -> StreamingResponse
 
 
 @router.get("/{task_id}", response_model=TaskOut, responses=_ERRORS)
-def get_task(context: ContextDep, caller: CallerDep, task_id: str) -> TaskOut:
+def get_task(context: ContextDep, caller: CallerDep, task_id: str) -> Response:
     """Status, progress, attempts, error and the newest 100 events of its history, oldest first
     (`events_truncated` says whether older ones exist; `ocrqueue tasks show` lists them all)."""
     found = context.store.get_with_events(task_id, EVENT_LIMIT + 1) if _TASK_ID.match(task_id) else None
     task = _visible(caller, task_id, found[0] if found else None)
     events = found[1] if found else []
-    return task_out(task, events[-EVENT_LIMIT:], events_truncated=len(events) > EVENT_LIMIT)
+    body = task_out(task, events[-EVENT_LIMIT:], events_truncated=len(events) > EVENT_LIMIT)
+    # Serialised here: a returned model is validated again by FastAPI, in one more threadpool trip
+    # for a plain `def` route; clients poll this route several times a second.
+    return Response(body.model_dump_json(by_alias=True), media_type="application/json")
 
 
 @router.get("/{task_id}/result", responses=_ERRORS | {200: {"content": {"text/markdown": {}, "application/json": {}}}})
