@@ -16,8 +16,6 @@ from typing import Literal
 import numpy as np
 from PIL import Image
 
-from ocrqueue.documents.cpus import usable_cpus
-
 ModelLabel = Literal["text", "title", "figure", "caption", "table", "header", "footer", "formula"]
 
 # CDLA classes onto our block types ("reference" is bibliography text).
@@ -49,9 +47,12 @@ class LayoutModel:
         _quiet()
         from rapid_layout import RapidLayout
 
-        # onnxruntime's default thread count follows the host's cores, not the ones this process
-        # may use: on a 2-core container that made each page 4x slower.
-        threads = {"intra_op_num_threads": usable_cpus(), "inter_op_num_threads": 1}
+        # One thread: the model runs beside the engine reading the same page (ocrpage.py), and
+        # on two cores a second model thread only fights the engine for the core it needs (the
+        # pair took as long as running one after the other; with one model thread the model's
+        # time disappears behind the engine's). onnxruntime's own default, the host's core
+        # count, made each page 4x slower in a 2-core container.
+        threads = {"intra_op_num_threads": 1, "inter_op_num_threads": 1}
         self._model = RapidLayout(conf_thresh=MIN_SCORE, engine_cfg=threads)
         self._lock = threading.Lock()
 
