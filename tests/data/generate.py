@@ -400,10 +400,11 @@ def figure_pdf() -> bytes:
     return pdf.build()
 
 
-def scanned_pdf(image: Image.Image) -> bytes:
-    """An image-only PDF page (a scan) whose only text is a small page number."""
+def scanned_pdf(image: Image.Image, pages: int = 1) -> bytes:
+    """Image-only PDF pages (scans of ``image``) whose only text is a small page number."""
     pdf = PdfBuilder()
-    pdf.add_page([PdfBuilder.text(290, 810, 8, "1")], jpeg=scanned(image, seed=7))
+    for n in range(pages):
+        pdf.add_page([PdfBuilder.text(290, 810, 8, str(n + 1))], jpeg=scanned(image, seed=7 + n))
     return pdf.build()
 
 

@@ -8,9 +8,10 @@ one read per poll instead of one each.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from support.service import Service, running_service
@@ -22,6 +23,9 @@ from ocrqueue.queue.models import EventType
 
 # The one method each driver sends a read statement through.
 _EXECUTOR = {"sqlite": "_read", "postgresql": "_fetch"}
+
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -112,7 +116,7 @@ def test_event_streams_share_one_read_per_poll(store: Store, monkeypatch: pytest
         async with watch.follow(first) as a, watch.follow(second) as b, watch.follow(gone) as c:
             return [await a.get(), await b.get(), await c.get()]
 
-    updates = asyncio.run(follow_three())
+    updates = _run(follow_three())
     assert reads[0] == sorted([first, second, gone])
     assert [u.id if isinstance(u, Task) else u for u in updates] == [first, second, None]
 
@@ -129,4 +133,11 @@ def test_a_failed_poll_reaches_every_stream(store: Store, monkeypatch: pytest.Mo
         async with TaskWatch(store, interval=0).follow(task_id) as updates:
             return await updates.get()
 
-    assert isinstance(asyncio.run(follow()), ConnectionError)
+    assert isinstance(_run(follow()), ConnectionError)
+
+
+def _run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run on a thread of its own: in the whole suite the browser tests' Playwright (sync
+    API) keeps an event loop running in the main thread, where asyncio.run refuses to start."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
