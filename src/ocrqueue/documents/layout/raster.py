@@ -51,12 +51,8 @@ class RasterLayout:
     rules: Mask
 
 
-def ink_mask(gray: npt.NDArray[np.uint8]) -> Mask:
-    """Dark pixels, with the threshold between paper and ink estimated by Otsu's method."""
-    return _ink_and_threshold(gray)[0]
-
-
 def _ink_and_threshold(gray: npt.NDArray[np.uint8]) -> tuple[Mask, int]:
+    """Dark pixels, with the threshold between paper and ink estimated by Otsu's method."""
     low, high, _, _ = cv2.minMaxLoc(gray)
     if low == high:
         return np.zeros(gray.shape, dtype=bool), -1  # one grey level (a blank page): no split, no ink
