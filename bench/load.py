@@ -46,7 +46,6 @@ import random  # noqa: E402
 import resource  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
-import socket  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -63,7 +62,11 @@ import uvloop  # noqa: E402
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+sys.path.insert(0, str(ROOT / "tests"))
+
+from support.postgres import admin_server, fresh_database  # noqa: E402
+from support.server import free_port  # noqa: E402
+
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 WORDS = ["invoice", "order", "delivery", "payment", "account", "supplier", "contract", "report", "price"]
 
@@ -71,42 +74,13 @@ WORDS = ["invoice", "order", "delivery", "payment", "account", "supplier", "cont
 # --- the service under load ----------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _reachable(url: str) -> bool:
-    try:
-        with psycopg.connect(url, connect_timeout=3):
-            return True
-    except psycopg.OperationalError:
-        return False
-
-
 @contextlib.contextmanager
 def postgres_admin(url: str | None) -> Iterator[str]:
-    if url or _reachable(DEFAULT_ADMIN_URL):
-        yield url or DEFAULT_ADMIN_URL
+    if url:
+        yield url
         return
-    sys.path.insert(0, str(ROOT / "tests"))
-    from support.postgres import throwaway_cluster
-
-    with throwaway_cluster() as cluster:
-        yield cluster.admin_url
-
-
-@contextlib.contextmanager
-def fresh_database(admin_url: str) -> Iterator[str]:
-    name = f"ocrq_load_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield admin_url.rpartition("/")[0] + f"/{name}"
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with admin_server() as admin:
+        yield admin
 
 
 @dataclass
@@ -143,7 +117,7 @@ def start_service(db_url: str, workdir: Path, worker_processes: int, slots: int)
             "PYTHONUNBUFFERED": "1",
         }
     )
-    port = _free_port()
+    port = free_port()
     service = Service(port)
     commands = [["serve", "--host", "127.0.0.1", "--port", str(port), "--no-workers"]]
     commands += [["worker", "-c", str(slots)] for _ in range(worker_processes)]

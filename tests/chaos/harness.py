@@ -14,7 +14,6 @@ import io
 import json
 import random
 import sqlite3
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -165,25 +164,6 @@ def clean_result(data: bytes, raw_options: dict[str, Any]) -> dict[str, Any] | s
 
 
 # --- processes --------------------------------------------------------------------------------------
-
-
-def start_command(processes: Processes, name: str, args: Sequence[str]) -> WorkerProcess:
-    """Start any `ocrqueue` command the way `Processes.start_worker` starts a worker (own process
-    group, log file, cleaned up by `Processes.close`)."""
-    log_path = processes.workdir / "logs" / f"{name}.log"
-    with open(log_path, "ab") as log:
-        popen = subprocess.Popen(
-            processes._command(args, None),
-            cwd=processes.workdir,
-            env=processes.environment(),
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    process = WorkerProcess(name, popen, log_path, None)
-    processes.started.append(process)
-    return process
 
 
 def wait_until(condition: Callable[[], Any], timeout: float, interval: float = 0.05) -> float | None:
@@ -339,7 +319,7 @@ class ChaosRun:
         self._names += 1
         args = ["serve", "--host", "127.0.0.1", "--port", str(self.port)]
         args += ["--workers", str(self.embedded_slots)] if self.embedded_slots else ["--no-workers"]
-        self.api = start_command(self.processes, f"api-{self._names}", args)
+        self.api = self.processes.start(args, name=f"api-{self._names}")
         return self.api
 
     def _start_worker(self) -> WorkerProcess:
