@@ -7,11 +7,21 @@ import json
 
 import numpy as np
 import pytest
-from generate import CHINESE, ENGLISH, HOSTILE, LEFT_COLUMN, MIXED, RIGHT_COLUMN, TABLE, born_digital_pdf
+from generate import (
+    CHINESE,
+    ENGLISH,
+    HOSTILE,
+    LEFT_COLUMN,
+    MIXED,
+    RIGHT_COLUMN,
+    TABLE,
+    PdfBuilder,
+    born_digital_pdf,
+)
 from metrics import cer
 from PIL import Image
 
-from ocrqueue.documents import ProcessOptions, open_document, process_page
+from ocrqueue.documents import ProcessOptions, open_document, process_page, textlayer
 from ocrqueue.documents import pdf as pdf_module
 
 from .conftest import Samples
@@ -167,3 +177,29 @@ def test_character_boxes_on_request(samples: Samples) -> None:
         for c in word.chars:
             assert word.bbox.x0 - 0.01 <= c.x0 and c.x1 <= word.bbox.x1 + 0.01
     assert "chars" in json.loads(result.to_json())["pages"][0]["blocks"][0]["lines"][0]["words"][0]
+
+
+@pytest.mark.parametrize("name", ["born_digital", "chinese_pdf", "long_pdf"])
+def test_characters_read_in_one_call_equal_characters_read_one_by_one(
+    samples: Samples, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The text layer asks PDFium for a page's characters in one call; asking one by one (its
+    fallback) gives the same result, boxes of every character included."""
+    whole = run(samples.data(name), mode="text", char_boxes=True).to_json()
+    monkeypatch.setattr(textlayer, "_all_text", lambda textpage, n: None)
+    assert run(samples.data(name), mode="text", char_boxes=True).to_json() == whole
+
+
+def test_character_outside_the_basic_plane_is_one_character() -> None:
+    """A UCS-2 CMap shows U+20000 as two codes; PDFium reports each surrogate as a character of
+    its own. They must come out as one character, and the result must encode as UTF-8."""
+    builder = PdfBuilder()
+    builder.add_page([PdfBuilder.cjk_text(72, 100, 12, "中文\U00020000字 and enough Latin words to be a text layer")])
+    result = run(builder.build())
+    page = result.pages[0]
+    assert page.source == "text_layer"
+    line = next(ln for b in page.blocks for ln in b.lines)
+    assert line.text.startswith("中文\U00020000字")
+    assert "\U00020000" in result.to_markdown()
+    result.to_markdown().encode("utf-8")
+    result.to_json().encode("utf-8")

@@ -40,76 +40,99 @@ def _is_bad(ch: str) -> bool:
     return cat in ("Co", "Cn", "Cc")
 
 
-class _LineBuilder:
-    """Collects characters into words and words into lines, tracking boxes with plain floats
-    (this loop runs once per character, so it avoids allocating per character)."""
-
-    def __init__(self, keep_chars: bool) -> None:
-        self.keep_chars = keep_chars
-        self.char_boxes: list[BBox] = []
-        self.lines: list[Line] = []
-        self.words: list[Word] = []
-        self.chars: list[str] = []
-        self.box = [0.0, 0.0, 0.0, 0.0]
-        self.font_size: float | None = None
-
-    def add(self, ch: str, x0: float, y0: float, x1: float, y1: float) -> None:
-        box = self.box
-        if self.chars:
-            box[0], box[1], box[2], box[3] = min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)
-        else:
-            box[0], box[1], box[2], box[3] = x0, y0, x1, y1
-        self.chars.append(ch)
-        if self.keep_chars:
-            self.char_boxes.append(BBox(x0, y0, x1, y1))
-
-    def end_word(self) -> None:
-        if self.chars:
-            self.words.append(Word("".join(self.chars), BBox(*self.box), 1.0, tuple(self.char_boxes)))
-            self.chars.clear()
-            self.char_boxes.clear()
-
-    def end_line(self) -> None:
-        self.end_word()
-        if self.words:
-            words = tuple(self.words)
-            box = BBox(
-                min(w.bbox.x0 for w in words),
-                min(w.bbox.y0 for w in words),
-                max(w.bbox.x1 for w in words),
-                max(w.bbox.y1 for w in words),
-            )
-            self.lines.append(Line(" ".join(w.text for w in words), box, 1.0, words, self.font_size))
-            self.words.clear()
-        self.font_size = None
+def _line(words: list[Word], font_size: float | None) -> Line:
+    box = BBox(
+        min(w.bbox.x0 for w in words),
+        min(w.bbox.y0 for w in words),
+        max(w.bbox.x1 for w in words),
+        max(w.bbox.y1 for w in words),
+    )
+    return Line(" ".join(w.text for w in words), box, 1.0, tuple(words), font_size)
 
 
 def _lines(textpage: pdfium.PdfTextPage, frame: PageFrame, char_boxes: bool) -> tuple[list[Line], int, int]:
+    """One pass over the characters. This loop runs once per character, so the word being built
+    lives in local floats (PDF space) and is turned into page points once per word."""
     n = textpage.count_chars()
-    left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+    c_left, c_right, c_bottom, c_top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+    get_box = pdfium_c.FPDFText_GetCharBox
     to_page = frame.box
-    get_unicode, get_box = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_GetCharBox
-    out = _LineBuilder(char_boxes)
+    text = _all_text(textpage, n) or _per_char_text(textpage, n)
+    lines: list[Line] = []
+    words: list[Word] = []
+    chars: list[str] = []
+    boxes: list[BBox] = []
+    left = bottom = right = top = 0.0
+    font_size: float | None = None
     visible = bad = 0
-    for i in range(n):
-        code = get_unicode(textpage, i)
-        ch = chr(code) if 0 < code < 0x110000 else "\ufffd"
-        if ch in _BREAKS:
-            out.end_line()
-            continue
+    for i in range(n + 1):
+        ch = text[i] if i < n else "\n"
+        if not ch:
+            continue  # the second half of a surrogate pair, read with the first
         if ch.isspace():
-            out.end_word()
+            if chars:
+                words.append(Word("".join(chars), to_page(left, bottom, right, top), 1.0, tuple(boxes)))
+                chars.clear()
+                boxes.clear()
+            if ch in _BREAKS:
+                if words:
+                    lines.append(_line(words, font_size))
+                    words.clear()
+                font_size = None
             continue
-        if not get_box(textpage, i, left, right, bottom, top):
+        if not get_box(textpage, i, c_left, c_right, c_bottom, c_top):
             continue
         visible += 1
         if _is_bad(ch):
             bad += 1
-        if out.font_size is None:
-            out.font_size = float(pdfium_c.FPDFText_GetFontSize(textpage, i))
-        out.add(ch, *to_page(left.value, bottom.value, right.value, top.value))
-    out.end_line()
-    return out.lines, visible, bad
+        if font_size is None:
+            font_size = float(pdfium_c.FPDFText_GetFontSize(textpage, i))
+        x0, y0, x1, y1 = c_left.value, c_bottom.value, c_right.value, c_top.value
+        if chars:
+            left, bottom = min(left, x0), min(bottom, y0)
+            right, top = max(right, x1), max(top, y1)
+        else:
+            left, bottom, right, top = x0, y0, x1, y1
+        chars.append(ch)
+        if char_boxes:
+            boxes.append(to_page(x0, y0, x1, y1))
+    return lines, visible, bad
+
+
+def _all_text(textpage: pdfium.PdfTextPage, n: int) -> str | None:
+    """The page's characters in one call (a ctypes call per character costs as much as the rest
+    of the loop), when they line up one to one with PDFium's character indices; otherwise None,
+    and the caller asks character by character. They don't line up when a character lies outside
+    the Basic Multilingual Plane (two UTF-16 units) or PDFium leaves an unmapped one out."""
+    if n <= 0:
+        return None
+    buffer = (ctypes.c_ushort * (2 * n + 1))()  # room for a surrogate pair per character
+    units = pdfium_c.FPDFText_GetText(textpage, 0, n, buffer)
+    text = bytes(memoryview(buffer).cast("B")[: 2 * max(0, units - 1)]).decode("utf-16-le", errors="replace")
+    return text if len(text) == n and "\ufffd" not in text else None
+
+
+def _per_char_text(textpage: pdfium.PdfTextPage, n: int) -> list[str]:
+    """One string per character index, asked one by one. PDFium gives a character outside the
+    Basic Multilingual Plane as two entries (its UTF-16 surrogates, e.g. from a UCS-2 CMap): they
+    are joined into the first and the second left empty. A lone surrogate or a code PDFium could
+    not map becomes U+FFFD, counted as unreadable."""
+    get_unicode = pdfium_c.FPDFText_GetUnicode
+    codes = [get_unicode(textpage, i) for i in range(n)]
+    out: list[str] = []
+    low = False
+    for i, code in enumerate(codes):
+        if low:
+            out.append("")
+            low = False
+        elif 0xD800 <= code < 0xDC00 and i + 1 < n and 0xDC00 <= codes[i + 1] < 0xE000:
+            out.append(chr(0x10000 + ((code - 0xD800) << 10) + (codes[i + 1] - 0xDC00)))
+            low = True
+        elif 0 < code < 0x110000 and not 0xD800 <= code < 0xE000:
+            out.append(chr(code))
+        else:
+            out.append("\ufffd")
+    return out
 
 
 def _images(page: pdfium.PdfPage, frame: PageFrame) -> tuple[float, tuple[BBox, ...]]:

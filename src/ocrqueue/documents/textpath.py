@@ -22,20 +22,29 @@ VectorTable = tuple[BBox, int, int, list[TableCell]]
 
 
 def _vector_tables(rules: list[BBox], width: float, height: float) -> list[VectorTable]:
-    """Tables from vector rules: (bbox in points, rows, columns, empty cells in points)."""
-    if len(rules) < 4:
+    """Tables from vector rules: (bbox in points, rows, columns, empty cells in points). The rules
+    are drawn on masks covering only the rules' bounding box, not the page."""
+    horizontal = [r for r in rules if r.width >= r.height]
+    if len(horizontal) < 2 or len(rules) - len(horizontal) < 2:
         return []
-    shape = (int(height * RULE_SCALE) + 2, int(width * RULE_SCALE) + 2)
+    ox = max(0, int(min(r.x0 for r in rules) * RULE_SCALE) - 1)
+    oy = max(0, int(min(r.y0 for r in rules) * RULE_SCALE) - 1)
+    right = min(width, max(r.x1 for r in rules)) * RULE_SCALE
+    bottom = min(height, max(r.y1 for r in rules)) * RULE_SCALE
+    shape = (max(1, int(bottom) + 2 - oy), max(1, int(right) + 2 - ox))
     h_mask = np.zeros(shape, dtype=bool)
     v_mask = np.zeros(shape, dtype=bool)
     for r in rules:
-        x0, y0 = max(0, int(r.x0 * RULE_SCALE)), max(0, int(r.y0 * RULE_SCALE))
-        x1, y1 = int(np.ceil(r.x1 * RULE_SCALE)) + 1, int(np.ceil(r.y1 * RULE_SCALE)) + 1
+        x0, y0 = max(0, int(r.x0 * RULE_SCALE) - ox), max(0, int(r.y0 * RULE_SCALE) - oy)
+        x1, y1 = int(np.ceil(r.x1 * RULE_SCALE)) + 1 - ox, int(np.ceil(r.y1 * RULE_SCALE)) + 1 - oy
         (h_mask if r.width >= r.height else v_mask)[y0:y1, x0:x1] = True
+    dx, dy = ox / RULE_SCALE, oy / RULE_SCALE
     out: list[VectorTable] = []
     for grid in find_tables(h_mask, v_mask, tol=2):
-        cells = grid_cells_to_points(grid, RULE_SCALE)
-        box = BBox(grid.x0 / RULE_SCALE, grid.y0 / RULE_SCALE, grid.x1 / RULE_SCALE, grid.y1 / RULE_SCALE)
+        cells = grid_cells_to_points(grid, RULE_SCALE, dx, dy)
+        box = BBox(
+            grid.x0 / RULE_SCALE + dx, grid.y0 / RULE_SCALE + dy, grid.x1 / RULE_SCALE + dx, grid.y1 / RULE_SCALE + dy
+        )
         out.append((box, grid.n_rows, grid.n_cols, cells))
     return out
 
