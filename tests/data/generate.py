@@ -112,6 +112,27 @@ PAGE_HEADER = "ACME Corporation internal report"
 PAGE_FOOTER = "Page 7 of 12"
 
 
+FORMULA = "a² + b² = c²"
+
+
+def formula_page() -> Image.Image:
+    """Paragraphs with a display formula centred between them, as a paper sets one."""
+    image, draw = _page()
+    body = _font(DEJAVU, 30)
+    y = MARGIN
+    for line in ENGLISH[:3]:
+        draw.text((MARGIN, y), line, font=body, fill="black")
+        y += 62
+    formula = _font(DEJAVU, 36)
+    width = draw.textlength(FORMULA, font=formula)
+    draw.text(((PAGE_W - width) / 2, y + 40), FORMULA, font=formula, fill="black")
+    y += 170
+    for line in ENGLISH[3:]:
+        draw.text((MARGIN, y), line, font=body, fill="black")
+        y += 62
+    return image
+
+
 def two_column_page() -> Image.Image:
     """A title over two columns, with a running header and a page-number footer."""
     image, draw = _page()
@@ -458,6 +479,10 @@ def generate(out: Path) -> dict[str, Sample]:
         encode(unruled_table_page(), "PNG"),
     )
     put(Sample("span_table", "span_table.png", "clean", "eng", [], SPAN_TABLE), encode(span_table_page(), "PNG"))
+    put(
+        Sample("formula", "formula.png", "clean", "eng", [*ENGLISH[:3], FORMULA, *ENGLISH[3:]]),
+        encode(formula_page(), "PNG"),
+    )
     put(
         Sample("english_webp", "english.webp", "clean", "eng", ["Supplier Invoices", *ENGLISH]), encode(english, "WEBP")
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from generate import LEFT_COLUMN, PAGE_FOOTER, PAGE_HEADER, RIGHT_COLUMN, TABLE
+from generate import ENGLISH, LEFT_COLUMN, PAGE_FOOTER, PAGE_HEADER, RIGHT_COLUMN, TABLE
 from metrics import cer, page_text, table_cell_accuracy
 
 from ocrqueue.documents import (
@@ -182,3 +182,15 @@ def test_table_without_column_rules_found_by_layout_model(samples: Samples) -> N
     assert table_cell_accuracy(sample.table, page) == 1.0
     assert "| Quinces | 4 | 6.10 |" in result.to_markdown()
     assert cer("\n".join(sample.text), page_text(page)) < 0.01
+
+
+def test_display_formula_between_paragraphs_is_a_formula_block(samples: Samples) -> None:
+    """A classic engine gives no LaTeX and the layout model takes a one-line formula for a title
+    or text: the formula is found by its place (set apart, centred) and its relation sign."""
+    page = run(samples.data("formula"), languages=("eng",)).pages[0]
+    kinds = [b.type for b in page.blocks]
+    assert kinds.count("formula") == 1 and set(kinds) == {"text", "formula"}, [(b.type, b.text) for b in page.blocks]
+    at = kinds.index("formula")
+    assert "=" in page.blocks[at].text
+    assert cer(ENGLISH[2], page.blocks[at - 1].text) < 0.02
+    assert cer(ENGLISH[3], page.blocks[at + 1].text) < 0.02

@@ -203,3 +203,14 @@ def test_character_outside_the_basic_plane_is_one_character() -> None:
     assert "\U00020000" in result.to_markdown()
     result.to_markdown().encode("utf-8")
     result.to_json().encode("utf-8")
+
+
+def test_display_formula_in_a_text_layer_is_a_formula_block() -> None:
+    builder = PdfBuilder()
+    ops = [PdfBuilder.text(72, 100 + i * 18, 11, line) for i, line in enumerate(ENGLISH[:3])]
+    ops.append(PdfBuilder.text(250, 170, 12, "E = m c2 + p v"))
+    ops += [PdfBuilder.text(72, 200 + i * 18, 11, line) for i, line in enumerate(ENGLISH[3:])]
+    builder.add_page(ops)
+    page = run(builder.build()).pages[0]
+    assert page.source == "text_layer"
+    assert [(b.type, b.text) for b in page.blocks if b.type != "text"] == [("formula", "E = m c2 + p v")]

@@ -3,7 +3,10 @@
 The rules are deliberately simple and geometric so both the text-layer and the OCR path use them:
 a paragraph ends at a gap taller than a line or where the text size jumps; size relative to the
 page's body text makes titles; position in the top or bottom margin band makes headers and footers;
-a leading bullet or number makes list items; "Figure 2" / "Table 1" / "图 1" make captions.
+a leading bullet or number makes list items; "Figure 2" / "Table 1" / "图 1" make captions; a
+short line set apart and centred in its column that holds a relation (=, <, ≤ …) and little prose
+is a display formula (classic OCR engines give no LaTeX, and the layout model takes one-line
+formulas for titles or plain text).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import re
 import statistics
 from collections.abc import Iterable, Sequence
 
-from ocrqueue.documents.geometry import union
+from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.model import Block, BlockType, Line
 from ocrqueue.documents.text import join_words
 
@@ -21,6 +24,14 @@ LIST_MARKER = re.compile(
 )
 CAPTION = re.compile(r"^\s*(?:fig(?:ure)?\.?|table|tab\.|图|表)\s*\d+", re.IGNORECASE)
 MARGIN_BAND = 0.07
+RELATION = re.compile(r"[=<>\u2248\u2260\u2264\u2265\u2261\u221d]")  # = < > ≈ ≠ ≤ ≥ ≡ ∝
+PROSE_WORD = re.compile(r"[^\W\d_]{4,}")  # a run of four or more letters
+FORMULA_MAX_PROSE_WORDS = 2
+FORMULA_MIN_INDENT = 0.1  # share of the column's width left free on the left
+FORMULA_MAX_WIDTH = 0.7  # share of the column's width
+# Distance of the formula's centre from the column's, as a share of the column's width: loose,
+# because the column's extent is that of its lines, whose right ends are ragged.
+FORMULA_MAX_OFF_CENTRE = 0.15
 TITLE_RATIO = 1.3
 H1_RATIO = 1.8
 
@@ -77,7 +88,25 @@ def _confidence(lines: Sequence[Line]) -> float | None:
     return sum(c * n for c, n in known) / total
 
 
-def classify(lines: Sequence[Line], page_height: float, body: float) -> tuple[BlockType, int | None]:
+def is_display_formula(lines: Sequence[Line], column: BBox | None) -> bool:
+    """One or two lines, centred in ``column`` (the extent of the text around them), holding a
+    relation and at most a couple of words of prose."""
+    if column is None or len(lines) > 2 or column.width <= 0:
+        return False
+    text = " ".join(ln.text for ln in lines)
+    if not RELATION.search(text) or len(PROSE_WORD.findall(text)) > FORMULA_MAX_PROSE_WORDS:
+        return False
+    box = union(ln.bbox for ln in lines)
+    return (
+        box.x0 - column.x0 >= FORMULA_MIN_INDENT * column.width
+        and box.width <= FORMULA_MAX_WIDTH * column.width
+        and abs(box.cx - column.cx) <= FORMULA_MAX_OFF_CENTRE * column.width
+    )
+
+
+def classify(
+    lines: Sequence[Line], page_height: float, body: float, column: BBox | None = None
+) -> tuple[BlockType, int | None]:
     box = union(ln.bbox for ln in lines)
     size = statistics.median(line_size(ln) for ln in lines)
     # Running heads are set no larger than body text; detector boxes (RapidOCR) pad small text, hence 1.4.
@@ -90,6 +119,8 @@ def classify(lines: Sequence[Line], page_height: float, body: float) -> tuple[Bl
         return "caption", None
     if LIST_MARKER.match(lines[0].text):
         return "list", None
+    if is_display_formula(lines, column):
+        return "formula", None
     if body > 0 and size >= body * TITLE_RATIO and len(lines) <= 3:
         return "title", 1 if size >= body * H1_RATIO else 2
     return "text", None
@@ -107,9 +138,11 @@ def list_items(lines: Sequence[Line]) -> list[str]:
 
 
 def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list[Block]:
+    """Blocks of one column region; its lines' extent is the column a formula is centred in."""
     blocks = []
+    column = union(ln.bbox for ln in lines) if lines else None
     for group in paragraphs(lines):
-        kind, level = classify(group, page_height, body)
+        kind, level = classify(group, page_height, body, column)
         text = "\n".join(list_items(group)) if kind == "list" else _join_lines(group)
         blocks.append(Block(kind, union(ln.bbox for ln in group), text, _confidence(group), tuple(group), level=level))
     return blocks
