@@ -9,7 +9,7 @@ Ruling lines are painted out first, so table borders never come back as "|" or "
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import cv2
@@ -36,24 +36,20 @@ from ocrqueue.documents.ocrcommon import (
 )
 from ocrqueue.documents.text import join_words
 
-# One thread runs the layout model beside the engine; the model is serialised by its own lock anyway.
-_LAYOUT_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ocrqueue-layout")
+# Layout analysis (and the layout model where a page needs it) runs beside the engine reading the
+# same page; Tesseract releases the GIL while it reads. More than one thread, so that one slot's
+# few milliseconds of analysis never wait behind another slot's model run (the model itself is
+# serialised by its own lock).
+_LAYOUT_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ocrqueue-layout")
 
 
 def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figures]:
     """Without a model, or when the page holds nothing the model would add (layout/gate.py),
     ``detected`` stays None and the geometric rules alone place text, tables and figures. The
     model is loaded on the first page that needs it: a worker that never meets one saves ~160 MB."""
-    layout = analyse(page.straight, page.rules, page.dpi)
-    pending: Future[list[LayoutBox]] | None = None
-    if use_model and needs_layout_model(page.straight.grid, page.rules, layout.regions, page.dpi):
-        model = get_layout_model()
-        if model is not None:
-            pending = _LAYOUT_THREAD.submit(model.detect, page.image)
+    pending = _LAYOUT_POOL.submit(_page_layout, page, use_model)
     lines = page.engine.recognize(_without_rules(page), RecognitionRequest(page.languages, "page", page.dpi)).lines
-    detected = pending.result() if pending is not None else None
-    if detected is not None:
-        layout = analyse(page.straight, page.rules, page.dpi, islands_wanted(detected))
+    layout, detected = pending.result()
     parts = _split(lines, layout)
     region_lines = [[to_points(ln, 0, 0, page.scale) for ln in merge_rows(p)] for p in parts.regions]
     if parts.orphans:
@@ -64,6 +60,17 @@ def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figure
     per_region = region_blocks(page, layout, region_lines, detected, figures)
     island_blocks = [_island_block(page, isl, p, figures) for isl, p in zip(layout.islands, parts.islands, strict=True)]
     return in_reading_order(layout, per_region, island_blocks), figures
+
+
+def _page_layout(page: OcrPage, use_model: bool) -> tuple[RasterLayout, list[LayoutBox] | None]:
+    layout = analyse(page.straight, page.rules, page.dpi)
+    if not use_model or not needs_layout_model(page.straight.grid, page.rules, layout.regions, page.dpi):
+        return layout, None
+    model = get_layout_model()
+    if model is None:
+        return layout, None
+    detected = model.detect(page.image)
+    return analyse(page.straight, page.rules, page.dpi, islands_wanted(detected)), detected
 
 
 def _without_rules(page: OcrPage) -> Image.Image:

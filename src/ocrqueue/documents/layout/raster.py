@@ -52,11 +52,14 @@ class RasterLayout:
 
 
 def _ink_and_threshold(gray: npt.NDArray[np.uint8]) -> tuple[Mask, int]:
-    """Dark pixels, with the threshold between paper and ink estimated by Otsu's method."""
+    """Dark pixels, with the threshold between paper and ink estimated by Otsu's method on every
+    other pixel of every other row: the same threshold within a grey level, for a quarter of the
+    time (the histogram is most of Otsu's cost)."""
     low, high, _, _ = cv2.minMaxLoc(gray)
     if low == high:
         return np.zeros(gray.shape, dtype=bool), -1  # one grey level (a blank page): no split, no ink
-    otsu, _ = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    sample = np.ascontiguousarray(gray[::2, ::2]) if min(gray.shape) >= 64 else gray
+    otsu, _ = cv2.threshold(sample, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     threshold = min(int(otsu), 200)
     ink: Mask = gray <= threshold
     return ink, threshold
