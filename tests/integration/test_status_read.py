@@ -8,14 +8,22 @@ one read per poll instead of one each.
 from __future__ import annotations
 
 import asyncio
+import gc
+import threading
+import weakref
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
 import pytest
+import uvicorn
+from support.server import free_port
 from support.service import Service, running_service
+from support.waiting import wait_for
 
+from ocrqueue.api import create_app
 from ocrqueue.api.events import TaskWatch, Update
 from ocrqueue.api.routes.tasks import EVENT_LIMIT
 from ocrqueue.queue import Store, Task, TaskSpec
@@ -141,3 +149,35 @@ def _run(coroutine: Coroutine[Any, Any, T]) -> T:
     API) keeps an event loop running in the main thread, where asyncio.run refuses to start."""
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coroutine).result()
+
+
+class _Cycle:
+    other: object = None
+
+
+def test_serving_freezes_what_exists_at_startup_and_still_collects_later_garbage(service: Service) -> None:
+    """A full garbage collection under load stopped the API for 100-200 ms, walking the ~200,000
+    objects that live as long as the process: the app's startup (the lifespan, which uvicorn runs
+    under `ocrqueue serve`) hands them to gc.freeze so that collections leave them alone."""
+    gc.unfreeze()
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(service.context), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: server.started, timeout=20, what="uvicorn to start")
+        assert gc.get_freeze_count() > 0
+        task_id = service.store.submit(TaskSpec("noop")).task.id
+        assert httpx.get(f"http://127.0.0.1:{port}/api/v1/tasks/{task_id}").json()["status"] == "pending"
+        cycle = _Cycle()
+        cycle.other = cycle
+        gone = weakref.ref(cycle)
+        del cycle
+        gc.collect()
+        assert gone() is None
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        gc.unfreeze()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -20,8 +23,27 @@ STATIC_DIR = Path(__file__).with_name("static")
 _MULTIPART_OVERHEAD = 1 << 20
 
 
+def freeze_startup_objects() -> None:
+    """Take every object that exists once the app is built out of the cyclic garbage collector's
+    sight: the modules, routes and models (about 200,000 objects here) live as long as the process.
+
+    Without it each full (generation 2) collection walked them all again: every 5-6 s under load it
+    stopped the API for 100-200 ms with the GIL held, and every request in flight waited, which was
+    the whole status-read p99 in bench/load.py (docs/chaos.md, "HTTP load benchmark"). Garbage is
+    collected first so that none is frozen; objects made later are collected as before."""
+    gc.collect()
+    gc.freeze()
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    freeze_startup_objects()
+    yield
+
+
 def create_app(context: ApiContext) -> FastAPI:
     app = FastAPI(
+        lifespan=_lifespan,
         title="ocrqueue",
         version=__version__,
         description="Self-hosted document OCR on a durable task queue. Errors are JSON: "
