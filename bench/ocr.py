@@ -49,9 +49,11 @@ from ocrqueue.documents import (  # noqa: E402
     ProcessOptions,
     RecognitionRequest,
     get_engine,
+    keep_page_buffers,
     open_document,
     process_page,
 )
+from ocrqueue.settings import Settings  # noqa: E402
 
 SETS = {
     "clean": ["english", "chinese", "mixed", "two_column", "table", "span_table", "unruled_table", "figure"],
@@ -126,6 +128,7 @@ def _accuracy(
 
 
 def run_one(engine: str, set_name: str, folder: Path) -> dict[str, object]:
+    keep_page_buffers(Settings().page_buffer_keep_mb)  # as `ocrqueue worker` does at start
     samples = load_manifest(folder)
     names = SETS[set_name]
     data = {name: (folder / samples[name].path).read_bytes() for name in names}

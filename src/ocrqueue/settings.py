@@ -46,6 +46,12 @@ class Settings(BaseSettings):
         default=60_000_000, ge=1, description="Largest rendered or decoded page, in pixels."
     )
     render_dpi: int = Field(default=200, ge=72, le=600, description="Resolution pages are rendered at for OCR.")
+    page_buffer_keep_mb: int = Field(
+        default=64,
+        ge=0,
+        description="Freed memory (MiB) a worker keeps for the next page instead of returning it to the OS "
+        "(glibc malloc; 0: malloc's defaults). Saves ~10 ms of page faults per OCR page.",
+    )
     default_engine: str = Field(default="tesseract", description="OCR engine when a task names none.")
     default_languages: list[str] = Field(
         default_factory=lambda: ["eng"], description="OCR languages when a task names none."

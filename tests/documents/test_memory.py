@@ -42,7 +42,11 @@ def test_a_thousand_page_pdf_stays_under_the_memory_bound(tmp_path: Path) -> Non
 _OCR = """
 import sys
 from pathlib import Path
-from ocrqueue.documents import ProcessOptions, open_document, process_page
+from ocrqueue.documents import ProcessOptions, keep_page_buffers, open_document, process_page
+from ocrqueue.settings import Settings
+
+keep_page_buffers(Settings().page_buffer_keep_mb)  # as `ocrqueue worker` does
+
 
 def peak_mb():
     line = next(line for line in Path("/proc/self/status").read_text().splitlines() if line.startswith("VmHWM:"))

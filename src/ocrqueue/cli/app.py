@@ -23,6 +23,7 @@ from ocrqueue.cli.runtime import (
     serve_metrics,
     task_registry,
 )
+from ocrqueue.documents import keep_page_buffers
 from ocrqueue.queue import QueueConfig, TaskSpec, TaskStatus, Worker
 from ocrqueue.queue.migrate import current_revision, head_revision
 from ocrqueue.service.keys import result_json_key, result_markdown_key
@@ -73,6 +74,7 @@ def worker(verbose: Verbose = False, concurrency: Concurrency = None, kinds: Kin
     """
     configure_logging(verbose)
     settings = Settings()
+    keep_page_buffers(settings.page_buffer_keep_mb)
     runner = _worker(settings, concurrency, kinds)
     console.print(f"worker {runner.worker_id} on {runner.store.backend}, kinds: {', '.join(runner.kinds)}")
     serve_metrics(settings, runner.store)

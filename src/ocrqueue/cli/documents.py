@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ocrqueue.cli.runtime import open_configured_store, open_storage
-from ocrqueue.documents import DocumentError, ProcessOptions, assemble, open_document, process_page
+from ocrqueue.documents import DocumentError, ProcessOptions, assemble, keep_page_buffers, open_document, process_page
 from ocrqueue.queue import TaskStatus
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.settings import Settings
@@ -64,6 +64,7 @@ def convert(
     """
     settings = Settings()
     options = _options(settings, mode, engine, languages, dpi)
+    keep_page_buffers(settings.page_buffer_keep_mb)
     failed = 0
     with _progress() as progress:
         for path in files:

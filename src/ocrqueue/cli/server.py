@@ -14,6 +14,7 @@ from rich.console import Console
 from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.cli.runtime import configure_logging, open_configured_store, open_storage, serve_metrics, task_registry
+from ocrqueue.documents import keep_page_buffers
 from ocrqueue.queue import QueueConfig, Worker
 from ocrqueue.service.apikeys import ApiKeys
 from ocrqueue.settings import Settings
@@ -62,6 +63,7 @@ def serve(
     context = ApiContext(settings, store, storage, keys, RateLimiter(settings.submit_rate_per_minute))
     runners: list[Worker] = []
     if not no_workers:
+        keep_page_buffers(settings.page_buffer_keep_mb)
         slots = workers or os.cpu_count() or 1
         config = QueueConfig(**{**settings.queue_config().__dict__, "concurrency": slots})
         runners.append(Worker(store, task_registry(settings), config))

@@ -28,6 +28,7 @@ from ocrqueue.documents.errors import (
     UnsupportedTypeError,
 )
 from ocrqueue.documents.limits import DocumentLimits
+from ocrqueue.documents.memory import keep_page_buffers
 from ocrqueue.documents.model import (
     SCHEMA_VERSION,
     Block,
@@ -76,6 +77,7 @@ __all__ = [
     "assemble",
     "available_engines",
     "get_engine",
+    "keep_page_buffers",
     "open_document",
     "process_page",
     "register_engine",
