@@ -14,18 +14,28 @@ from PIL import Image
 
 BOUND_MB = 500
 
-_READ = """
-import sys
+_PEAK = """
 from pathlib import Path
+
+
+def peak_mb():
+    line = next(line for line in Path("/proc/self/status").read_text().splitlines() if line.startswith("VmHWM:"))
+    return int(line.split()[1]) // 1024
+"""
+
+_READ = (
+    _PEAK
+    + """
+import sys
 from ocrqueue.documents import ProcessOptions, open_document, process_page
 pages = 0
 with open_document(Path(sys.argv[1]).read_bytes()) as doc:
     for page in doc.pages():
         process_page(page, ProcessOptions())
         pages += 1
-peak = next(line for line in Path("/proc/self/status").read_text().splitlines() if line.startswith("VmHWM:"))
-print(pages, int(peak.split()[1]) // 1024)
+print(pages, peak_mb())
 """
+)
 
 
 def test_a_thousand_page_pdf_stays_under_the_memory_bound(tmp_path: Path) -> None:
@@ -39,18 +49,14 @@ def test_a_thousand_page_pdf_stays_under_the_memory_bound(tmp_path: Path) -> Non
     assert peak_mb < BOUND_MB, f"peak RSS {peak_mb} MB"
 
 
-_OCR = """
+_OCR = (
+    _PEAK
+    + """
 import sys
-from pathlib import Path
 from ocrqueue.documents import ProcessOptions, keep_page_buffers, open_document, process_page
 from ocrqueue.settings import Settings
 
 keep_page_buffers(Settings().page_buffer_keep_mb)  # as `ocrqueue worker` does
-
-
-def peak_mb():
-    line = next(line for line in Path("/proc/self/status").read_text().splitlines() if line.startswith("VmHWM:"))
-    return int(line.split()[1]) // 1024
 
 marks, sources = [], set()
 with open_document(Path(sys.argv[1]).read_bytes()) as doc:
@@ -60,6 +66,7 @@ with open_document(Path(sys.argv[1]).read_bytes()) as doc:
             marks.append(peak_mb())
 print(" ".join(sources), *marks)
 """
+)
 
 
 def test_scanned_pdf_read_by_ocr_stays_under_the_memory_bound_and_flat(tmp_path: Path) -> None:

@@ -25,7 +25,8 @@ def _vector_tables(rules: list[BBox], width: float, height: float) -> list[Vecto
     """Tables from vector rules: (bbox in points, rows, columns, empty cells in points). The rules
     are drawn on masks covering only the rules' bounding box, not the page."""
     horizontal = [r for r in rules if r.width >= r.height]
-    if len(horizontal) < 2 or len(rules) - len(horizontal) < 2:
+    vertical = [r for r in rules if r.width < r.height]
+    if len(horizontal) < 2 or len(vertical) < 2:
         return []
     ox = max(0, int(min(r.x0 for r in rules) * RULE_SCALE) - 1)
     oy = max(0, int(min(r.y0 for r in rules) * RULE_SCALE) - 1)
@@ -34,10 +35,11 @@ def _vector_tables(rules: list[BBox], width: float, height: float) -> list[Vecto
     shape = (max(1, int(bottom) + 2 - oy), max(1, int(right) + 2 - ox))
     h_mask = np.zeros(shape, dtype=bool)
     v_mask = np.zeros(shape, dtype=bool)
-    for r in rules:
-        x0, y0 = max(0, int(r.x0 * RULE_SCALE) - ox), max(0, int(r.y0 * RULE_SCALE) - oy)
-        x1, y1 = int(np.ceil(r.x1 * RULE_SCALE)) + 1 - ox, int(np.ceil(r.y1 * RULE_SCALE)) + 1 - oy
-        (h_mask if r.width >= r.height else v_mask)[y0:y1, x0:x1] = True
+    for mask, group in ((h_mask, horizontal), (v_mask, vertical)):
+        for r in group:
+            x0, y0 = max(0, int(r.x0 * RULE_SCALE) - ox), max(0, int(r.y0 * RULE_SCALE) - oy)
+            x1, y1 = int(np.ceil(r.x1 * RULE_SCALE)) + 1 - ox, int(np.ceil(r.y1 * RULE_SCALE)) + 1 - oy
+            mask[y0:y1, x0:x1] = True
     dx, dy = ox / RULE_SCALE, oy / RULE_SCALE
     out: list[VectorTable] = []
     for grid in find_tables(h_mask, v_mask, tol=2):

@@ -105,7 +105,7 @@ def is_display_formula(lines: Sequence[Line], column: BBox | None) -> bool:
 
 
 def classify(
-    lines: Sequence[Line], page_height: float, body: float, column: BBox | None = None
+    lines: Sequence[Line], page_height: float, body: float, column: BBox | None
 ) -> tuple[BlockType, int | None]:
     box = union(ln.bbox for ln in lines)
     size = statistics.median(line_size(ln) for ln in lines)
