@@ -15,7 +15,19 @@ from PIL import Image
 from ocrqueue.documents import EngineOutput, RecognitionRequest, get_engine, ocrpage, open_document, register_engine
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.model import LayoutBox
-from ocrqueue.documents.layout.raster import analyse, coarse, deskew, estimate_skew, find_rules
+from ocrqueue.documents.layout.raster import (
+    CONTENT_MARGIN_IN,
+    Straightened,
+    _ink_grid,
+    _ink_threshold,
+    analyse,
+    coarse,
+    content_box,
+    deskew,
+    estimate_skew,
+    find_rules,
+    turn,
+)
 from ocrqueue.documents.layout.tables import long_runs
 
 from .conftest import Samples
@@ -31,6 +43,18 @@ class CountingEngine:
 
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
         self.tasks.append(request.task)
+        return get_engine("tesseract").recognize(image, request)
+
+
+@dataclass
+class SizeRecordingEngine:
+    """Tesseract, noting the size of each image it is handed."""
+
+    name: str = "sizes"
+    sizes: list[tuple[int, int]] = field(default_factory=list)
+
+    def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
+        self.sizes.append(image.size)
         return get_engine("tesseract").recognize(image, request)
 
 
@@ -151,3 +175,82 @@ def test_skew_found_from_projections(angle: float) -> None:
         lines[y : y + 8, 40:460] = 255
     turned = np.asarray(Image.fromarray(lines).rotate(-angle, resample=Image.Resampling.NEAREST)) > 0
     assert estimate_skew(turned) == pytest.approx(angle, abs=0.15)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    gray=arrays(np.uint8, st.tuples(st.integers(1, 40), st.integers(1, 40))),
+    threshold=st.integers(-1, 255),
+    factor=st.integers(1, 6),
+)
+def test_ink_grid_is_coarse_of_the_thresholded_page(gray: np.ndarray, threshold: int, factor: int) -> None:
+    assert (_ink_grid(gray, threshold, factor) == coarse(gray <= threshold, factor)).all()
+
+
+def _page_with_ink(boxes: list[tuple[int, int, int, int]], shape: tuple[int, int] = (800, 600)) -> Straightened:
+    gray = np.full(shape, 255, dtype=np.uint8)
+    for x0, y0, x1, y1 in boxes:
+        gray[y0:y1, x0:x1] = 0
+    return Straightened(Image.fromarray(gray), gray, gray <= 128, _ink_grid(gray, 128, 4), 0.0)
+
+
+def test_content_box_is_the_ink_and_a_margin_clipped_to_the_page() -> None:
+    margin = round(CONTENT_MARGIN_IN * 200)
+    assert content_box(_page_with_ink([(200, 300, 320, 340), (240, 500, 400, 520)]), 200) == (
+        200 - margin,
+        300 - margin,
+        400 + margin,
+        520 + margin,
+    )
+    assert content_box(_page_with_ink([(0, 0, 40, 40), (560, 760, 600, 800)]), 200) == (0, 0, 600, 800)
+
+
+def test_content_box_leaves_out_speckle_and_blank_pages() -> None:
+    assert content_box(_page_with_ink([]), 200) is None
+    assert content_box(_page_with_ink([(100, 100, 102, 102)]), 200) is None  # one dot of dust
+    assert content_box(_page_with_ink([(100, 100, 102, 102), (300, 400, 420, 432)]), 200) == (
+        240,
+        340,
+        480,
+        492,
+    )
+
+
+@pytest.mark.parametrize("name", ["english", "mixed_scan", "two_column_scan"])
+def test_the_engine_reads_the_content_box_and_its_words_land_on_the_page(samples: Samples, name: str) -> None:
+    """The engine is handed only the part of the page with ink, and the words it reads come back
+    where the same engine finds them on the whole page."""
+    engine = SizeRecordingEngine()
+    register_engine("sizes", lambda: engine)
+    result = run(samples.data(name), engine="sizes", mode="ocr").pages[0]
+    with open_document(samples.data(name)) as doc:
+        raster = next(iter(doc.pages())).render(200)
+    page = deskew(raster.image, 200)
+    (width, height), (page_width, page_height) = engine.sizes[0], page.image.size
+    assert width * height < 0.9 * page_width * page_height
+    whole = get_engine("tesseract").recognize(page.image, RecognitionRequest(("eng", "chi_sim"), "page", 200))
+    texts = [w.text for ln in whole.lines for w in ln.words]
+    expected = {w.text: w.bbox for ln in whole.lines for w in ln.words if len(w.text) > 3 and texts.count(w.text) == 1}
+    got = [(w.text, w.bbox.scaled(raster.scale)) for b in result.blocks for ln in b.lines for w in ln.words]
+    matched = [(text, box) for text, box in got if text in expected]
+    assert len(matched) >= 5
+    for text, box in matched:
+        assert abs(box.x0 - expected[text].x0) <= 3 and abs(box.y1 - expected[text].y1) <= 3, text
+
+
+@pytest.mark.parametrize("name", ["english_scan", "table_scan", "two_column_scan"])
+def test_deskew_turns_the_inked_part_as_a_whole_turn_would(samples: Samples, name: str) -> None:
+    """Only the part with ink is turned; there the pixels (to one grey level: OpenCV's fixed-point
+    coordinates depend on where the turned part starts), and everywhere the coarse ink, are those
+    of turning the whole page."""
+    with open_document(samples.data(name)) as doc:
+        image = next(iter(doc.pages())).render(200).image
+    page = deskew(image, 200)
+    assert page.angle
+    whole = turn(np.asarray(image.convert("L")), page.angle, 255)
+    box = content_box(page, 200)
+    assert box is not None
+    x0, y0, x1, y1 = box
+    assert np.abs(page.gray[y0:y1, x0:x1].astype(int) - whole[y0:y1, x0:x1]).max() <= 1
+    assert (page.gray[: max(0, y0 - 100)] == 255).all() and (page.gray[y1 + 100 :] == 255).all()
+    assert (page.grid == _ink_grid(whole, _ink_threshold(np.asarray(image.convert("L"))), 4)).all()

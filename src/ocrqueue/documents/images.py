@@ -24,6 +24,9 @@ from ocrqueue.documents.sniff import InputFormat
 # guess of "72 dpi" for a 200 dpi scan would cut words apart as if they were columns.
 _PAGE_WIDTH_IN = 8.5
 _SCREEN_DPI = 96.0
+# Frames kept as decoded; any other mode is converted to RGB. A grey scan stays grey: turned into
+# RGB it would be turned straight back into grey for OCR, two full-page copies for nothing.
+_KEPT_MODES = ("L", "RGB")
 
 
 def open_image(data: bytes, fmt: InputFormat, limits: DocumentLimits) -> Image.Image:
@@ -70,14 +73,14 @@ def decode_frame(image: Image.Image, index: int, limits: DocumentLimits) -> Imag
             frame = ImageOps.exif_transpose(image)
             frame.load()
             dpi = _dpi(image, frame.width, frame.height)
-            rgb = frame.convert("RGB")
+            pixels = frame if frame.mode in _KEPT_MODES else frame.convert("RGB")
     except DocumentError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise TooManyPixelsError(f"page {index + 1} is too large to decode safely ({exc})") from exc
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
         raise CorruptDocumentError(f"page {index + 1} could not be decoded: the image is damaged or truncated") from exc
-    return ImagePage(index, rgb, 72.0 / dpi)
+    return ImagePage(index, pixels, 72.0 / dpi)
 
 
 def iter_image_pages(image: Image.Image, count: int, start: int, limits: DocumentLimits) -> Iterator[ImagePage]:

@@ -65,6 +65,11 @@ def to_points(line: Line, dx: float, dy: float, scale: float) -> Line:
     return Line(line.text, conv(line.bbox), line.confidence, words, size)
 
 
+def moved(line: Line, dx: float, dy: float) -> Line:
+    """A line from pixels of a crop at (dx, dy) to the page's pixels."""
+    return to_points(line, dx, dy, 1.0)
+
+
 def mean_confidence(lines: Sequence[Line]) -> float | None:
     known = [ln.confidence for ln in lines if ln.confidence is not None]
     return sum(known) / len(known) if known else None

@@ -21,7 +21,7 @@ from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.model import LayoutBox, get_layout_model
-from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse
+from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse, content_box
 from ocrqueue.documents.layout.rows import merge_rows, split_line
 from ocrqueue.documents.model import Block, Line, Word
 from ocrqueue.documents.ocrcommon import (
@@ -30,6 +30,7 @@ from ocrqueue.documents.ocrcommon import (
     in_reading_order,
     islands_wanted,
     mean_confidence,
+    moved,
     region_blocks,
     to_points,
     whitespace_table,
@@ -48,7 +49,10 @@ def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figure
     ``detected`` stays None and the geometric rules alone place text, tables and figures. The
     model is loaded on the first page that needs it: a worker that never meets one saves ~160 MB."""
     pending = _LAYOUT_POOL.submit(_page_layout, page, use_model)
-    lines = page.engine.recognize(_without_rules(page), RecognitionRequest(page.languages, "page", page.dpi)).lines
+    image, dx, dy = _engine_view(page)
+    lines = page.engine.recognize(image, RecognitionRequest(page.languages, "page", page.dpi)).lines
+    if dx or dy:
+        lines = tuple(moved(ln, dx, dy) for ln in lines)
     layout, detected = pending.result()
     parts = _split(lines, layout)
     region_lines = [[to_points(ln, 0, 0, page.scale) for ln in merge_rows(p)] for p in parts.regions]
@@ -73,16 +77,22 @@ def _page_layout(page: OcrPage, use_model: bool) -> tuple[RasterLayout, list[Lay
     return analyse(page.straight, page.rules, page.dpi, islands_wanted(detected)), detected
 
 
-def _without_rules(page: OcrPage) -> Image.Image:
-    """The page with its rules painted white, widened by a few pixels: on scans the grey fringe
-    the ink threshold leaves along a rule is still read as "|"."""
-    if page.rules is None or not page.rules.mask.any():
-        return page.image
-    size = 2 * max(1, page.dpi // 100) + 1
-    wide = cv2.dilate(page.rules.mask.view(np.uint8), np.ones((size, size), np.uint8)).view(bool)
-    gray = page.straight.gray.copy()
-    gray[wide] = 255
-    return Image.fromarray(gray)
+def _engine_view(page: OcrPage) -> tuple[Image.Image, int, int]:
+    """What the engine reads, and where it lies on the page: the page's content box (the rest
+    is paper, which only costs the engine time), with the rules painted white, widened by a few
+    pixels: on scans the grey fringe the ink threshold leaves along a rule is still read as "|"."""
+    height, width = page.straight.gray.shape
+    x0, y0, x1, y1 = content_box(page.straight, page.dpi) or (0, 0, width, height)
+    rules = page.rules.mask[y0:y1, x0:x1] if page.rules is not None else None
+    has_rules = rules is not None and bool(rules.any())
+    if not has_rules and (x1 - x0, y1 - y0) == (width, height):
+        return page.image, 0, 0
+    gray = page.straight.gray[y0:y1, x0:x1].copy()
+    if rules is not None and has_rules:
+        size = 2 * max(1, page.dpi // 100) + 1
+        mask = np.ascontiguousarray(rules).view(np.uint8)
+        gray[cv2.dilate(mask, np.ones((size, size), np.uint8)).view(bool)] = 255
+    return Image.fromarray(gray), x0, y0
 
 
 @dataclass
