@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from PIL import Image
 
 from ocrqueue.documents import (
     DocumentError,
@@ -127,3 +130,13 @@ def test_pages_start_at_k_and_load_lazily(samples: Samples, monkeypatch: pytest.
         assert loaded == [27, 28, 29]
         with pytest.raises(ValueError, match="outside"):
             next(doc.pages(start=31))
+
+
+@pytest.mark.parametrize(("mode", "kept"), [("L", "L"), ("RGB", "RGB"), ("1", "RGB"), ("P", "RGB"), ("RGBA", "RGB")])
+def test_grey_and_rgb_frames_are_kept_as_decoded(mode: str, kept: str) -> None:
+    """A grey scan stays grey (OCR reads grey); other modes become RGB."""
+    buffer = io.BytesIO()
+    Image.new(mode, (850, 1100), 1 if mode == "1" else 0).save(buffer, "PNG")
+    with open_document(buffer.getvalue()) as doc:
+        raster = next(iter(doc.pages())).render(200)
+    assert raster.image.mode == kept
