@@ -190,6 +190,19 @@ def test_characters_read_in_one_call_equal_characters_read_one_by_one(
     assert run(samples.data(name), mode="text", char_boxes=True).to_json() == whole
 
 
+@pytest.mark.parametrize("name", ["born_digital", "chinese_pdf", "figure_pdf", "long_pdf"])
+def test_words_boxed_by_character_range_equal_words_built_character_by_character(
+    samples: Samples, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without character boxes each word's box is asked of PDFium once, for its character range;
+    building words from every character's box gives the same lines, words, boxes and counts."""
+    by_word = run(samples.data(name), mode="text").to_json()
+    monkeypatch.setattr(
+        textlayer, "_lines_by_word", lambda textpage, frame, text: textlayer._lines(textpage, frame, False, text)
+    )
+    assert run(samples.data(name), mode="text").to_json() == by_word
+
+
 def test_character_outside_the_basic_plane_is_one_character() -> None:
     """A UCS-2 CMap shows U+20000 as two codes; PDFium reports each surrogate as a character of
     its own. They must come out as one character, and the result must encode as UTF-8."""

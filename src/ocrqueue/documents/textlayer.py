@@ -7,7 +7,9 @@ Runs under the PDFium lock (the caller holds it). Character boxes come from PDFi
 from __future__ import annotations
 
 import ctypes
+import re
 import unicodedata
+from collections import Counter
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -18,12 +20,19 @@ from ocrqueue.documents.pages import TextLayer
 from ocrqueue.documents.pdfframe import PageFrame
 
 _BREAKS = {"\n", "\r"}
+_LINE = re.compile(r"[^\n\r]+")
+_WORD = re.compile(r"\S+")  # \S: what str.isspace() calls space, as in the per-character loop
 
 
 def read_text_layer(page: pdfium.PdfPage, frame: PageFrame, char_boxes: bool = False) -> TextLayer:
     textpage = page.get_textpage()
     try:
-        lines, chars, bad = _lines(textpage, frame, char_boxes)
+        n = textpage.count_chars()
+        text = _all_text(textpage, n)
+        if text and not char_boxes:
+            lines, chars, bad = _lines_by_word(textpage, frame, text)
+        else:
+            lines, chars, bad = _lines(textpage, frame, char_boxes, text or _per_char_text(textpage, n))
     finally:
         textpage.close()
     coverage, boxes = _images(page, frame)
@@ -50,14 +59,49 @@ def _line(words: list[Word], font_size: float | None) -> Line:
     return Line(" ".join(w.text for w in words), box, 1.0, tuple(words), font_size)
 
 
-def _lines(textpage: pdfium.PdfTextPage, frame: PageFrame, char_boxes: bool) -> tuple[list[Line], int, int]:
-    """One pass over the characters. This loop runs once per character, so the word being built
-    lives in local floats (PDF space) and is turned into page points once per word."""
-    n = textpage.count_chars()
+def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) -> tuple[list[Line], int, int]:
+    """Lines and words found in the page's text by regular expression, and each word's box asked
+    of PDFium once (the rectangles of its character range: the union of its characters' boxes)
+    instead of once per character. For ``text`` one to one with PDFium's character indices."""
+    left, top, right, bottom = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+    count_rects, get_rect = pdfium_c.FPDFText_CountRects, pdfium_c.FPDFText_GetRect
+    font_size = pdfium_c.FPDFText_GetFontSize
+    raw, to_page = textpage.raw, frame.box
+    lines: list[Line] = []
+    for line in _LINE.finditer(text):
+        words: list[Word] = []
+        for word in _WORD.finditer(text, line.start(), line.end()):
+            start, end = word.span()
+            rects = count_rects(raw, start, end - start)
+            if rects <= 0:
+                continue
+            get_rect(raw, 0, left, top, right, bottom)
+            x0, y0, x1, y1 = left.value, bottom.value, right.value, top.value
+            for i in range(1, rects):  # a word PDFium sees on more than one line
+                get_rect(raw, i, left, top, right, bottom)
+                x0, y0 = min(x0, left.value), min(y0, bottom.value)
+                x1, y1 = max(x1, right.value), max(y1, top.value)
+            words.append(Word(word.group(), to_page(x0, y0, x1, y1), 1.0))
+        if words:
+            first = _WORD.search(text, line.start(), line.end())
+            lines.append(_line(words, float(font_size(raw, first.start())) if first else None))
+    counts = Counter(text)
+    visible = sum(k for ch, k in counts.items() if not ch.isspace())
+    bad = sum(k for ch, k in counts.items() if not ch.isspace() and _is_bad(ch))
+    return lines, visible, bad
+
+
+def _lines(
+    textpage: pdfium.PdfTextPage, frame: PageFrame, char_boxes: bool, text: str | list[str]
+) -> tuple[list[Line], int, int]:
+    """One pass over the characters, with each character's box (for ``char_boxes``, or when the
+    page's text does not line up with PDFium's character indices). This loop runs once per
+    character, so the word being built lives in local floats (PDF space) and is turned into page
+    points once per word."""
+    n = len(text)
     c_left, c_right, c_bottom, c_top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
     get_box = pdfium_c.FPDFText_GetCharBox
     to_page = frame.box
-    text = _all_text(textpage, n) or _per_char_text(textpage, n)
     lines: list[Line] = []
     words: list[Word] = []
     chars: list[str] = []

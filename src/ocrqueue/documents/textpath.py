@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ocrqueue.documents.geometry import BBox, union
@@ -56,8 +58,8 @@ def _regions(words: list[Word], tables: list[BBox], width: float, height: float)
     grid = np.zeros((int(height * GRID_SCALE) + 1, int(width * GRID_SCALE) + 1), dtype=bool)
     for box in [w.bbox for w in words] + tables:
         grid[
-            int(box.y0 * GRID_SCALE) : int(np.ceil(box.y1 * GRID_SCALE)),
-            int(box.x0 * GRID_SCALE) : int(np.ceil(box.x1 * GRID_SCALE)),
+            int(box.y0 * GRID_SCALE) : math.ceil(box.y1 * GRID_SCALE),
+            int(box.x0 * GRID_SCALE) : math.ceil(box.x1 * GRID_SCALE),
         ] = True
     leaves: list[Region] = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND)
     return [BBox(r.x0 / GRID_SCALE, r.y0 / GRID_SCALE, r.x1 / GRID_SCALE, r.y1 / GRID_SCALE) for r in leaves]
