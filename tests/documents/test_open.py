@@ -132,9 +132,9 @@ def test_pages_start_at_k_and_load_lazily(samples: Samples, monkeypatch: pytest.
             next(doc.pages(start=31))
 
 
-@pytest.mark.parametrize(("mode", "kept"), [("L", "L"), ("RGB", "RGB"), ("1", "RGB"), ("P", "RGB"), ("RGBA", "RGB")])
+@pytest.mark.parametrize(("mode", "kept"), [("L", "L"), ("RGB", "RGB"), ("1", "L"), ("P", "RGB"), ("RGBA", "RGB")])
 def test_grey_and_rgb_frames_are_kept_as_decoded(mode: str, kept: str) -> None:
-    """A grey scan stays grey (OCR reads grey); other modes become RGB."""
+    """A grey scan stays grey (OCR reads grey), a bilevel one becomes grey; other modes RGB."""
     buffer = io.BytesIO()
     Image.new(mode, (850, 1100), 1 if mode == "1" else 0).save(buffer, "PNG")
     with open_document(buffer.getvalue()) as doc:

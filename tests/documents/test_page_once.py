@@ -15,17 +15,16 @@ from PIL import Image
 from ocrqueue.documents import EngineOutput, RecognitionRequest, get_engine, ocrpage, open_document, register_engine
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.model import LayoutBox
-from ocrqueue.documents.layout.raster import (
+from ocrqueue.documents.layout.raster import analyse, find_rules
+from ocrqueue.documents.layout.straighten import (
     CONTENT_MARGIN_IN,
     Straightened,
-    _ink_grid,
+    _ink_cells,
     _ink_threshold,
-    analyse,
     coarse,
     content_box,
     deskew,
     estimate_skew,
-    find_rules,
     turn,
 )
 from ocrqueue.documents.layout.tables import long_runs
@@ -168,9 +167,12 @@ def test_coarse_cells_hold_a_quarter_ink_and_a_neighbour(mask: np.ndarray, facto
             assert got[r, c] == (bool(cells[r, c]) and around > 0 if factor > 1 else bool(mask[r, c]))
 
 
-@pytest.mark.parametrize("angle", [-2.0, -0.8, 0.6, 1.5])
-def test_skew_found_from_projections(angle: float) -> None:
-    lines = np.zeros((600, 500), dtype=np.uint8)
+@pytest.mark.parametrize("height", [600, 601])
+@pytest.mark.parametrize("angle", [-2.0, -0.8, 0.0, 0.6, 1.5])
+def test_skew_found_from_projections(angle: float, height: int) -> None:
+    """An odd height puts the centre between two rows: every projected row must still land in a
+    bin of its own (rounding halves to even once paired rows up and favoured no skew)."""
+    lines = np.zeros((height, 500), dtype=np.uint8)
     for y in range(60, 560, 24):
         lines[y : y + 8, 40:460] = 255
     turned = np.asarray(Image.fromarray(lines).rotate(-angle, resample=Image.Resampling.NEAREST)) > 0
@@ -183,15 +185,35 @@ def test_skew_found_from_projections(angle: float) -> None:
     threshold=st.integers(-1, 255),
     factor=st.integers(1, 6),
 )
-def test_ink_grid_is_coarse_of_the_thresholded_page(gray: np.ndarray, threshold: int, factor: int) -> None:
-    assert (_ink_grid(gray, threshold, factor) == coarse(gray <= threshold, factor)).all()
+def test_ink_cells_are_the_coarse_grid_and_the_cells_with_any_ink(
+    gray: np.ndarray, threshold: int, factor: int
+) -> None:
+    grid, touched = _ink_cells(gray, threshold, factor)
+    assert (grid == coarse(gray <= threshold, factor)).all()
+    h, w = grid.shape
+    assert touched.shape == (h, w)
+    for r in range(h):
+        for c in range(w):
+            cell = gray[r * factor : (r + 1) * factor, c * factor : (c + 1) * factor]
+            assert touched[r, c] == bool((cell <= threshold).any())
+
+
+def test_content_box_holds_a_hairline_the_grid_misses_but_not_specks() -> None:
+    margin = round(CONTENT_MARGIN_IN * 200)
+    page = _page_with_ink([(200, 300, 320, 340), (100, 100, 102, 102), (500, 40, 503, 43)])
+    assert not page.grid[175].any()
+    assert content_box(page, 200) == (200 - margin, 300 - margin, 320 + margin, 340 + margin)
+    page.gray[700, 100:300:2] = 0  # a dotted hairline: half a pixel row per cell, under the grid's quarter
+    page = Straightened(page.source, page.gray, page.gray <= 128, *_ink_cells(page.gray, 128, 4), 0.0)
+    assert not page.grid[175].any()
+    assert content_box(page, 200) == (100 - margin, 300 - margin, 320 + margin, 704 + margin)
 
 
 def _page_with_ink(boxes: list[tuple[int, int, int, int]], shape: tuple[int, int] = (800, 600)) -> Straightened:
     gray = np.full(shape, 255, dtype=np.uint8)
     for x0, y0, x1, y1 in boxes:
         gray[y0:y1, x0:x1] = 0
-    return Straightened(Image.fromarray(gray), gray, gray <= 128, _ink_grid(gray, 128, 4), 0.0)
+    return Straightened(Image.fromarray(gray), gray, gray <= 128, *_ink_cells(gray, 128, 4), 0.0)
 
 
 def test_content_box_is_the_ink_and_a_margin_clipped_to_the_page() -> None:
@@ -228,6 +250,8 @@ def test_the_engine_reads_the_content_box_and_its_words_land_on_the_page(samples
     page = deskew(raster.image, 200)
     (width, height), (page_width, page_height) = engine.sizes[0], page.image.size
     assert width * height < 0.9 * page_width * page_height
+    box = content_box(page, 200)
+    assert box is not None and (box[0] > 3 or box[1] > 3)  # so that words not moved back would not match
     whole = get_engine("tesseract").recognize(page.image, RecognitionRequest(("eng", "chi_sim"), "page", 200))
     texts = [w.text for ln in whole.lines for w in ln.words]
     expected = {w.text: w.bbox for ln in whole.lines for w in ln.words if len(w.text) > 3 and texts.count(w.text) == 1}
@@ -241,8 +265,8 @@ def test_the_engine_reads_the_content_box_and_its_words_land_on_the_page(samples
 @pytest.mark.parametrize("name", ["english_scan", "table_scan", "two_column_scan"])
 def test_deskew_turns_the_inked_part_as_a_whole_turn_would(samples: Samples, name: str) -> None:
     """Only the part with ink is turned; there the pixels (to one grey level: OpenCV's fixed-point
-    coordinates depend on where the turned part starts), and everywhere the coarse ink, are those
-    of turning the whole page."""
+    coordinates depend on where the turned part starts) and the touched cells, and everywhere the
+    coarse grid, are those of turning the whole page."""
     with open_document(samples.data(name)) as doc:
         image = next(iter(doc.pages())).render(200).image
     page = deskew(image, 200)
@@ -252,5 +276,11 @@ def test_deskew_turns_the_inked_part_as_a_whole_turn_would(samples: Samples, nam
     assert box is not None
     x0, y0, x1, y1 = box
     assert np.abs(page.gray[y0:y1, x0:x1].astype(int) - whole[y0:y1, x0:x1]).max() <= 1
-    assert (page.gray[: max(0, y0 - 100)] == 255).all() and (page.gray[y1 + 100 :] == 255).all()
-    assert (page.grid == _ink_grid(whole, _ink_threshold(np.asarray(image.convert("L"))), 4)).all()
+    top, left = max(0, y0 - 100), max(0, x0 - 100)
+    outside = [page.gray[:top], page.gray[y1 + 100 :], page.gray[:, :left], page.gray[:, x1 + 100 :]]
+    assert sum(part.size for part in outside) > 0
+    assert all((part == 255).all() for part in outside)
+    grid, touched = _ink_cells(whole, _ink_threshold(np.asarray(image.convert("L"))), 4)
+    assert (page.grid == grid).all()  # specks outside the turned part are never grid cells
+    inside = (slice(y0 // 4, y1 // 4), slice(x0 // 4, x1 // 4))
+    assert (page.touched[inside] == touched[inside]).all()

@@ -24,8 +24,9 @@ from ocrqueue.documents.sniff import InputFormat
 # guess of "72 dpi" for a 200 dpi scan would cut words apart as if they were columns.
 _PAGE_WIDTH_IN = 8.5
 _SCREEN_DPI = 96.0
-# Frames kept as decoded; any other mode is converted to RGB. A grey scan stays grey: turned into
-# RGB it would be turned straight back into grey for OCR, two full-page copies for nothing.
+# Frames kept as decoded; a bilevel one (a fax or G4 scan) becomes grey, any other mode RGB. A grey
+# scan stays grey: turned into RGB it would be turned straight back into grey for OCR, two
+# full-page copies for nothing.
 _KEPT_MODES = ("L", "RGB")
 
 
@@ -73,7 +74,7 @@ def decode_frame(image: Image.Image, index: int, limits: DocumentLimits) -> Imag
             frame = ImageOps.exif_transpose(image)
             frame.load()
             dpi = _dpi(image, frame.width, frame.height)
-            pixels = frame if frame.mode in _KEPT_MODES else frame.convert("RGB")
+            pixels = frame if frame.mode in _KEPT_MODES else frame.convert("L" if frame.mode == "1" else "RGB")
     except DocumentError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:

@@ -14,7 +14,8 @@ from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks
 from ocrqueue.documents.layout.cells import column_bounds, table_text
 from ocrqueue.documents.layout.model import LayoutBox
-from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules, Straightened
+from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules
+from ocrqueue.documents.layout.straighten import Straightened
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Block, Line, Table, TableCell, Word
 from ocrqueue.documents.text import join_words
@@ -42,7 +43,8 @@ class OcrPage:
 
     @property
     def image(self) -> Image.Image:
-        """The straightened page in grey: what engines, the layout model and crops see."""
+        """The straightened page in grey: what the layout model and region crops see; a whole-page
+        engine reads its content box (ocrpage.py)."""
         return self.straight.image
 
     @property

@@ -1,5 +1,6 @@
-"""The whole page at once: the engine reads the page a single time, as it would on its own, while
-the layout model looks at the same page on another thread; the engine's words are then split
+"""The whole page at once: the engine reads the page's content box (the part with ink) a single
+time, as it would read the page on its own, while the layout model looks at the same page on
+another thread; the engine's words are then split
 into the layout's regions, tables (by cell) and formulas by where their centres fall.
 
 Reading each region separately would make the engine analyse the page's layout once per region
@@ -21,8 +22,9 @@ from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.model import LayoutBox, get_layout_model
-from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse, content_box
+from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse
 from ocrqueue.documents.layout.rows import merge_rows, split_line
+from ocrqueue.documents.layout.straighten import content_box
 from ocrqueue.documents.model import Block, Line, Word
 from ocrqueue.documents.ocrcommon import (
     Figures,

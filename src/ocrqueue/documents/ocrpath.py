@@ -10,7 +10,8 @@ text-layer path share one coordinate frame.
 from __future__ import annotations
 
 from ocrqueue.documents.engines import OcrEngine
-from ocrqueue.documents.layout.raster import deskew, find_rules
+from ocrqueue.documents.layout.raster import find_rules
+from ocrqueue.documents.layout.straighten import deskew
 from ocrqueue.documents.model import PageResult
 from ocrqueue.documents.ocrcommon import OcrPage
 from ocrqueue.documents.ocrpage import read_whole_page

@@ -51,7 +51,8 @@ class PageInput(Protocol):
         """Page height in points."""
 
     def render(self, dpi: int) -> Raster:
-        """The page as an RGB image; raster inputs come back at their own resolution."""
+        """The page as an RGB image (a grey one for grey raster input); raster inputs come back at
+        their own resolution."""
 
     def render_region(self, box: BBox, dpi: int) -> Image.Image:
         """Just the area ``box`` (points) as an image, e.g. to crop a figure."""

@@ -70,25 +70,41 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
     lines: list[Line] = []
     for line in _LINE.finditer(text):
         words: list[Word] = []
+        first = -1
         for word in _WORD.finditer(text, line.start(), line.end()):
             start, end = word.span()
-            rects = count_rects(raw, start, end - start)
-            if rects <= 0:
-                continue
-            get_rect(raw, 0, left, top, right, bottom)
-            x0, y0, x1, y1 = left.value, bottom.value, right.value, top.value
-            for i in range(1, rects):  # a word PDFium sees on more than one line
+            first = start if first < 0 else first
+            x0 = y0 = x1 = y1 = 0.0
+            for i in range(count_rects(raw, start, end - start)):  # more than one: a word on two lines
                 get_rect(raw, i, left, top, right, bottom)
-                x0, y0 = min(x0, left.value), min(y0, bottom.value)
-                x1, y1 = max(x1, right.value), max(y1, top.value)
+                if i == 0:
+                    x0, y0, x1, y1 = left.value, bottom.value, right.value, top.value
+                else:
+                    x0, y0 = min(x0, left.value), min(y0, bottom.value)
+                    x1, y1 = max(x1, right.value), max(y1, top.value)
+            if x1 <= x0 or y1 <= y0:
+                # PDFium leaves characters of (almost) no size out of its rectangles: a word made
+                # only of them (a lone zero-width space) gets none, or an empty one at the origin.
+                x0, y0, x1, y1 = _union_of_chars(raw, start, end)
             words.append(Word(word.group(), to_page(x0, y0, x1, y1), 1.0))
         if words:
-            first = _WORD.search(text, line.start(), line.end())
-            lines.append(_line(words, float(font_size(raw, first.start())) if first else None))
+            lines.append(_line(words, float(font_size(raw, first))))
     counts = Counter(text)
     visible = sum(k for ch, k in counts.items() if not ch.isspace())
     bad = sum(k for ch, k in counts.items() if not ch.isspace() and _is_bad(ch))
     return lines, visible, bad
+
+
+def _union_of_chars(raw: pdfium_c.FPDF_TEXTPAGE, start: int, end: int) -> tuple[float, float, float, float]:
+    """The box (PDF space) around the boxes of characters ``start`` to ``end`` - 1."""
+    left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+    boxes = []
+    for i in range(start, end):
+        if pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top):
+            boxes.append((left.value, bottom.value, right.value, top.value))
+    if not boxes:
+        return 0.0, 0.0, 0.0, 0.0
+    return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
 
 
 def _lines(

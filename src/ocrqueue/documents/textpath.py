@@ -10,7 +10,8 @@ from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import MARGIN_BAND, body_size, build_blocks, reading_sort
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
-from ocrqueue.documents.layout.raster import GRID_DPI, MIN_GUTTER_IN
+from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
+from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables
 from ocrqueue.documents.layout.xycut import Region, xy_cut_page
 from ocrqueue.documents.model import Block, Line, PageResult, TableCell, Word

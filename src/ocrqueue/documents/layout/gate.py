@@ -12,7 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ocrqueue.documents.layout.raster import GRID_DPI, Rules
+from ocrqueue.documents.layout.raster import Rules
+from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.xycut import Mask
 
 DRAWING_MIN_IN = 0.5  # taller than any line of body text or heading up to ~36 pt

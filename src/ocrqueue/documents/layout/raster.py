@@ -1,7 +1,7 @@
-"""Layout analysis of a rendered page image: deskew, ink mask, ruled tables, text regions.
+"""Layout analysis of a straightened page (layout/straighten.py): ruled tables and text regions.
 
-All work happens on numpy arrays; the page is analysed on a coarse grid of about 50 cells per inch,
-which is enough to see gutters and paragraph gaps and keeps this step to a few milliseconds.
+All work happens on numpy arrays, on the page's coarse ink grid where it can, so that this step
+takes a few milliseconds.
 """
 
 from __future__ import annotations
@@ -9,22 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-import cv2
 import numpy as np
-import numpy.typing as npt
-from PIL import Image
 
 from ocrqueue.documents.layout.blocks import MARGIN_BAND
+from ocrqueue.documents.layout.straighten import GRID_DPI, Straightened, coarse
 from ocrqueue.documents.layout.tables import TableGrid, find_tables, long_runs
 from ocrqueue.documents.layout.xycut import Mask, Region, xy_cut_page
 
-GRID_DPI = 50
 MIN_GUTTER_IN = 0.2
 H_RULE_MIN_IN = 0.5
 V_RULE_MIN_IN = 0.2
-MAX_SKEW_DEG = 3.0
-# White kept around the ink when an engine reads only the content box (content_box).
-CONTENT_MARGIN_IN = 0.3
 # A detected figure with less ink than this (share of grid cells) is scanner noise or empty paper.
 MIN_FIGURE_INK = 0.03
 
@@ -51,185 +45,6 @@ class RasterLayout:
     islands: list[Island]
     island_after: list[int]
     rules: Mask
-
-
-def _ink_threshold(gray: npt.NDArray[np.uint8]) -> int:
-    """The grey level between paper and ink by Otsu's method on every other pixel of every other
-    row: the same threshold within a grey level, for a quarter of the time (the histogram is most
-    of Otsu's cost). -1 for a page of one grey level (blank): no split, no ink."""
-    low, high, _, _ = cv2.minMaxLoc(gray)
-    if low == high:
-        return -1
-    sample = np.ascontiguousarray(gray[::2, ::2]) if min(gray.shape) >= 64 else gray
-    otsu, _ = cv2.threshold(sample, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    return min(int(otsu), 200)
-
-
-def coarse(mask: Mask, factor: int) -> Mask:
-    """Downsample by ``factor``: a cell is ink if a quarter of its pixels are; lone cells are dropped
-    as scanner speckle."""
-    if factor <= 1:
-        return mask.copy()
-    h, w = mask.shape[0] // factor * factor, mask.shape[1] // factor * factor
-    return _pool(np.ascontiguousarray(mask[:h, :w]).view(np.uint8) * np.uint8(255), factor)
-
-
-def _ink_grid(gray: npt.NDArray[np.uint8], threshold: int, factor: int) -> Mask:
-    """``coarse(gray <= threshold, factor)``, with the 0/255 ink image made by one OpenCV
-    threshold instead of a boolean mask scaled up (half the time of the two steps)."""
-    if factor <= 1:
-        return gray <= threshold
-    h, w = gray.shape[0] // factor * factor, gray.shape[1] // factor * factor
-    if h == 0 or w == 0:
-        return np.zeros((h // factor, w // factor), dtype=bool)
-    _, scaled = cv2.threshold(gray[:h, :w], threshold, 255, cv2.THRESH_BINARY_INV)
-    return _pool(np.asarray(scaled, dtype=np.uint8), factor)
-
-
-def _pool(scaled: npt.NDArray[np.uint8], factor: int) -> Mask:
-    """Cells of ``factor`` x ``factor`` pixels of a 0/255 image whose size is a multiple of it."""
-    h, w = scaled.shape
-    if h == 0 or w == 0:
-        return np.zeros((h // factor, w // factor), dtype=bool)
-    means = cv2.resize(scaled, (w // factor, h // factor), interpolation=cv2.INTER_AREA)
-    needed = max(1, factor * factor // 4)
-    cells = (means >= (needed - 0.5) * 255 / (factor * factor)).view(np.uint8)
-    around = cv2.boxFilter(cells, -1, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)
-    result: Mask = (cells > 0) & (around > 1)
-    return result
-
-
-def estimate_skew(mask: Mask) -> float:
-    """Skew angle in degrees that maximises the peaks of the row profile (on the coarse mask): the
-    ink cells' coordinates are projected at each angle, no image is rotated."""
-    ys, xs = np.nonzero(mask)
-    if ys.size < 50:
-        return 0.0
-    # Centred, then shifted by a whole number of rows past half the diagonal, plus a half: every
-    # projected row is a non-negative bin, and truncation rounds to the nearest row.
-    shift = float(np.ceil(np.hypot(*mask.shape) / 2)) + 1.5
-    x = xs.astype(np.float32) - mask.shape[1] / 2
-    y = ys.astype(np.float32) - mask.shape[0] / 2
-
-    def score(angle: float) -> float:
-        t = np.deg2rad(angle)
-        rows = (y * np.float32(np.cos(t)) - x * np.float32(np.sin(t)) + np.float32(shift)).astype(np.intp)
-        profile = np.bincount(rows)
-        return float(np.dot(profile, profile))
-
-    coarse_best = max(np.arange(-MAX_SKEW_DEG, MAX_SKEW_DEG + 0.01, 0.5), key=lambda a: score(float(a)))
-    fine = np.arange(coarse_best - 0.4, coarse_best + 0.41, 0.1)
-    return round(float(max(fine, key=lambda a: score(float(a)))), 2)
-
-
-class Straightened:
-    """A page straightened: grey pixels for recognition and analysis, the ink mask and its coarse
-    grid, and the colour image, turned only if a figure crop asks for it.
-
-    A tilted page is turned even when the engine would read it as well tilted: Tesseract then
-    runs words of mixed Latin and Chinese lines together ("Thetotalamount").
-    """
-
-    def __init__(self, source: Image.Image, gray: npt.NDArray[np.uint8], ink: Mask, grid: Mask, angle: float) -> None:
-        self.source, self.gray, self.ink, self.grid, self.angle = source, gray, ink, grid, angle
-        self.image = Image.fromarray(gray)
-        self._color: Image.Image | None = None if angle else source
-
-    def color(self) -> Image.Image:
-        if self._color is None:
-            pixels = turn(np.asarray(self.source.convert("RGB")), self.angle, 255)
-            self._color = Image.fromarray(pixels)
-        return self._color
-
-
-def turn(pixels: npt.NDArray[np.uint8], angle: float, fill: int) -> npt.NDArray[np.uint8]:
-    """Turn counter-clockwise by ``angle`` degrees about the centre; bilinear, as good as bicubic
-    for OCR at these angles, and OpenCV's is ten times faster than Pillow's.
-
-    Turning by whole-pixel shears (Paeth) takes a third of the time, but Tesseract read the
-    stepped strokes 14 % slower than bilinear ones (docs/documents.md)."""
-    height, width = pixels.shape[:2]
-    return _turn_part(pixels, angle, fill, (0, 0, width, height))
-
-
-def _turn_part(
-    pixels: npt.NDArray[np.uint8], angle: float, fill: int, part: tuple[int, int, int, int]
-) -> npt.NDArray[np.uint8]:
-    """``turn``, with only the pixels inside ``part`` (of the turned page) worked out; the rest
-    is ``fill``."""
-    height, width = pixels.shape[:2]
-    matrix = cv2.getRotationMatrix2D((width / 2, height / 2), angle, 1.0)
-    x0, y0, x1, y1 = part
-    matrix[:, 2] -= (x0, y0)
-    border = (fill, fill, fill)
-    inside = cv2.warpAffine(pixels, matrix, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderValue=border)
-    if (x0, y0, x1, y1) == (0, 0, width, height):
-        return np.asarray(inside, dtype=np.uint8)
-    out = np.full_like(pixels, fill)
-    out[y0:y1, x0:x1] = inside
-    return out
-
-
-def _turned_box(
-    box: tuple[int, int, int, int], angle: float, shape: tuple[int, ...], factor: int
-) -> tuple[int, int, int, int]:
-    """Where ``box`` lands when the page is turned by ``angle`` (the box around its turned
-    corners), widened to whole grid cells and clipped to the page's whole cells."""
-    height, width = shape[0], shape[1]
-    matrix = cv2.getRotationMatrix2D((width / 2, height / 2), angle, 1.0)
-    x0, y0, x1, y1 = box
-    corners = matrix @ np.array([[x0, x1, x0, x1], [y0, y0, y1, y1], [1, 1, 1, 1]], dtype=np.float64)
-    return (
-        max(0, int(np.floor(corners[0].min() / factor)) * factor),
-        max(0, int(np.floor(corners[1].min() / factor)) * factor),
-        min(width // factor * factor, int(np.ceil(corners[0].max() / factor)) * factor),
-        min(height // factor * factor, int(np.ceil(corners[1].max() / factor)) * factor),
-    )
-
-
-def deskew(image: Image.Image, dpi: int) -> Straightened:
-    """Straighten a scanned page when it is tilted by a fifth of a degree or more.
-
-    Only the part of the page that holds ink (``content_box``: lone specks left out) is turned;
-    the rest becomes white paper. Turning costs in proportion to the area turned, and an engine
-    reads that part alone anyway."""
-    gray = np.asarray(image if image.mode == "L" else image.convert("L"))
-    threshold = _ink_threshold(gray)
-    factor = max(1, round(dpi / GRID_DPI))
-    grid = _ink_grid(gray, threshold, factor)
-    angle = estimate_skew(grid)
-    box = _ink_box(grid, factor, round(CONTENT_MARGIN_IN * dpi), gray.shape)
-    if abs(angle) < 0.2 or box is None:
-        return Straightened(image, gray, gray <= threshold, grid, 0.0)
-    x0, y0, x1, y1 = _turned_box(box, angle, gray.shape, factor)
-    gray = _turn_part(gray, angle, 255, (x0, y0, x1, y1))
-    grid = np.zeros_like(grid)
-    grid[y0 // factor : y1 // factor, x0 // factor : x1 // factor] = _ink_grid(gray[y0:y1, x0:x1], threshold, factor)
-    return Straightened(image, gray, gray <= threshold, grid, angle)
-
-
-def content_box(page: Straightened, dpi: int) -> tuple[int, int, int, int] | None:
-    """The part of the page an engine needs to read: the box around the ink of the coarse grid
-    (lone speckle already dropped), widened by CONTENT_MARGIN_IN; None for a page without ink.
-
-    Tesseract's time grows with the area it is given, ink or not (it thresholds, finds
-    components and looks for columns over all of it): a letter on the top third of a page read
-    40 % faster from this box than from the whole page."""
-    return _ink_box(page.grid, max(1, round(dpi / GRID_DPI)), round(CONTENT_MARGIN_IN * dpi), page.gray.shape)
-
-
-def _ink_box(grid: Mask, factor: int, margin: int, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
-    rows = np.flatnonzero(grid.any(axis=1))
-    if rows.size == 0:
-        return None
-    cols = np.flatnonzero(grid.any(axis=0))
-    height, width = shape[0], shape[1]
-    return (
-        max(0, int(cols[0]) * factor - margin),
-        max(0, int(rows[0]) * factor - margin),
-        min(width, (int(cols[-1]) + 1) * factor + margin),
-        min(height, (int(rows[-1]) + 1) * factor + margin),
-    )
 
 
 @dataclass(frozen=True)
