@@ -258,6 +258,7 @@ def test_the_engine_reads_the_content_box_and_its_words_land_on_the_page(samples
     got = [(w.text, w.bbox.scaled(raster.scale)) for b in result.blocks for ln in b.lines for w in ln.words]
     matched = [(text, box) for text, box in got if text in expected]
     assert len(matched) >= 5
+    assert len({text for text, _ in matched}) >= 0.95 * len(expected)  # nothing lost outside the box
     for text, box in matched:
         assert abs(box.x0 - expected[text].x0) <= 3 and abs(box.y1 - expected[text].y1) <= 3, text
 
