@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from ocrqueue.documents.layout.tables import find_tables
-from ocrqueue.documents.layout.xycut import xy_cut, xy_cut_page
+from ocrqueue.documents.layout.xycut import _any_band_has_gutter, _runs, xy_cut, xy_cut_page
 
 
 def test_xy_cut_reads_title_then_left_then_right_column() -> None:
@@ -57,3 +60,17 @@ def test_table_row_span_and_no_table_without_crossing_rules() -> None:
     lone_h, lone_v = _grid([10, 30], [10, 60])
     lone_v[:] = False
     assert find_tables(lone_h, lone_v, tol=3) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(mask=arrays(np.bool_, st.tuples(st.integers(1, 30), st.integers(1, 40))), min_gap=st.integers(1, 6))
+def test_bands_with_a_gutter_found_at_once_as_band_by_band(mask: np.ndarray, min_gap: int) -> None:
+    """The bands of rows between empty rows, each looked at alone: a run of at least ``min_gap``
+    empty columns between two inked ones."""
+    gaps = _runs(mask.any(axis=1))
+    bands = [0, *[v for gap in gaps for v in gap], mask.shape[0]]
+    expected = any(
+        any(end - start >= min_gap for start, end in _runs(mask[bands[i] : bands[i + 1]].any(axis=0)))
+        for i in range(0, len(bands), 2)
+    )
+    assert _any_band_has_gutter(mask, gaps, min_gap) == expected
