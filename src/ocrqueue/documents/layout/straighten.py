@@ -208,8 +208,10 @@ def _ink_box(
     grid: Mask, touched: Mask, factor: int, margin: int, shape: tuple[int, ...]
 ) -> tuple[int, int, int, int] | None:
     """The box in pixels around the grid's cells and every run of at least STROKE_MIN_CELLS
-    touched cells, widened by ``margin``: a thin or light stroke the grid's quarter rule misses
-    is still read, a speck of dust (one to four cells) is not. Clipped to the page's pixels, not
+    touched cells beyond them and their margin, widened by ``margin``: a thin or light stroke the
+    grid's quarter rule misses is still read, a speck of dust (one to four cells) is not. Runs are
+    looked for only where they would widen the box, since a noisy scan has thousands of specks
+    (a pass over all of them cost as much as turning the page). Clipped to the page's pixels, not
     its whole cells: the last rows and columns of a page whose size is not a multiple of
     ``factor`` have no cell of their own."""
     boxes = []
@@ -217,11 +219,18 @@ def _ink_box(
     if rows.size:
         cols = np.flatnonzero(grid.any(axis=0))
         boxes.append((int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1))
-    if touched.any():
-        _, _, stats, _ = cv2.connectedComponentsWithStats(touched.view(np.uint8), connectivity=8)
-        for left, top, width, height, area in stats[1:].tolist():
-            if area >= STROKE_MIN_CELLS:
-                boxes.append((left, top, left + width, top + height))
+    outside = touched.copy()
+    if boxes:
+        reach = margin // factor  # touched cells this close to the grid's box are read anyway
+        x0, y0, x1, y1 = boxes[0]
+        outside[max(0, y0 - reach) : y1 + reach, max(0, x0 - reach) : x1 + reach] = False
+    if outside.any():
+        _, _, stats, _ = cv2.connectedComponentsWithStats(outside.view(np.uint8), connectivity=8)
+        strokes = stats[1:][stats[1:, cv2.CC_STAT_AREA] >= STROKE_MIN_CELLS]
+        if len(strokes):
+            left, top = strokes[:, cv2.CC_STAT_LEFT], strokes[:, cv2.CC_STAT_TOP]
+            right, bottom = left + strokes[:, cv2.CC_STAT_WIDTH], top + strokes[:, cv2.CC_STAT_HEIGHT]
+            boxes.append((int(left.min()), int(top.min()), int(right.max()), int(bottom.max())))
     if not boxes:
         return None
     height, width = shape[0], shape[1]
