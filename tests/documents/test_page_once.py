@@ -18,11 +18,10 @@ from ocrqueue.documents.layout.model import LayoutBox
 from ocrqueue.documents.layout.raster import analyse, find_rules
 from ocrqueue.documents.layout.straighten import (
     CONTENT_MARGIN_IN,
-    Straightened,
+    _ink_box,
     _ink_cells,
     _ink_threshold,
     coarse,
-    content_box,
     deskew,
     estimate_skew,
     turn,
@@ -200,37 +199,40 @@ def test_ink_cells_are_the_coarse_grid_and_the_cells_with_any_ink(
 
 def test_content_box_holds_a_hairline_the_grid_misses_but_not_specks() -> None:
     margin = round(CONTENT_MARGIN_IN * 200)
-    page = _page_with_ink([(200, 300, 320, 340), (100, 100, 102, 102), (500, 40, 503, 43)])
-    assert not page.grid[175].any()
-    assert content_box(page, 200) == (200 - margin, 300 - margin, 320 + margin, 340 + margin)
-    page.gray[700, 100:300:2] = 0  # a dotted hairline: half a pixel row per cell, under the grid's quarter
-    page = Straightened(page.source, page.gray, page.gray <= 128, *_ink_cells(page.gray, 128, 4), 0.0)
-    assert not page.grid[175].any()
-    assert content_box(page, 200) == (100 - margin, 300 - margin, 320 + margin, 704 + margin)
+    gray = _page_with_ink([(200, 300, 320, 340), (100, 100, 102, 102), (500, 40, 503, 43)])
+    assert _content(gray) == (200 - margin, 300 - margin, 320 + margin, 340 + margin)
+    gray[700, 100:300:2] = 0  # a dotted hairline: half a pixel row per cell, under the grid's quarter
+    assert not _ink_cells(gray, 128, 4)[0][175].any()
+    assert _content(gray) == (100 - margin, 300 - margin, 320 + margin, 704 + margin)
 
 
-def _page_with_ink(boxes: list[tuple[int, int, int, int]], shape: tuple[int, int] = (800, 600)) -> Straightened:
+def _content(gray: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The content box deskew gives an untilted page (solid blocks have no skew worth the name)."""
+    return _ink_box(*_ink_cells(gray, 128, 4), 4, round(CONTENT_MARGIN_IN * 200), gray.shape)
+
+
+def _page_with_ink(boxes: list[tuple[int, int, int, int]], shape: tuple[int, int] = (800, 600)) -> np.ndarray:
     gray = np.full(shape, 255, dtype=np.uint8)
     for x0, y0, x1, y1 in boxes:
         gray[y0:y1, x0:x1] = 0
-    return Straightened(Image.fromarray(gray), gray, gray <= 128, *_ink_cells(gray, 128, 4), 0.0)
+    return gray
 
 
 def test_content_box_is_the_ink_and_a_margin_clipped_to_the_page() -> None:
     margin = round(CONTENT_MARGIN_IN * 200)
-    assert content_box(_page_with_ink([(200, 300, 320, 340), (240, 500, 400, 520)]), 200) == (
+    assert _content(_page_with_ink([(200, 300, 320, 340), (240, 500, 400, 520)])) == (
         200 - margin,
         300 - margin,
         400 + margin,
         520 + margin,
     )
-    assert content_box(_page_with_ink([(0, 0, 40, 40), (560, 760, 600, 800)]), 200) == (0, 0, 600, 800)
+    assert _content(_page_with_ink([(0, 0, 40, 40), (560, 760, 600, 800)])) == (0, 0, 600, 800)
 
 
 def test_content_box_leaves_out_speckle_and_blank_pages() -> None:
-    assert content_box(_page_with_ink([]), 200) is None
-    assert content_box(_page_with_ink([(100, 100, 102, 102)]), 200) is None  # one dot of dust
-    assert content_box(_page_with_ink([(100, 100, 102, 102), (300, 400, 420, 432)]), 200) == (
+    assert _content(_page_with_ink([])) is None
+    assert _content(_page_with_ink([(100, 100, 102, 102)])) is None  # one dot of dust
+    assert _content(_page_with_ink([(100, 100, 102, 102), (300, 400, 420, 432)])) == (
         240,
         340,
         480,
@@ -250,7 +252,7 @@ def test_the_engine_reads_the_content_box_and_its_words_land_on_the_page(samples
     page = deskew(raster.image, 200)
     (width, height), (page_width, page_height) = engine.sizes[0], page.image.size
     assert width * height < 0.9 * page_width * page_height
-    box = content_box(page, 200)
+    box = page.content
     assert box is not None and (box[0] > 3 or box[1] > 3)  # so that words not moved back would not match
     whole = get_engine("tesseract").recognize(page.image, RecognitionRequest(("eng", "chi_sim"), "page", 200))
     texts = [w.text for ln in whole.lines for w in ln.words]
@@ -266,14 +268,14 @@ def test_the_engine_reads_the_content_box_and_its_words_land_on_the_page(samples
 @pytest.mark.parametrize("name", ["english_scan", "table_scan", "two_column_scan"])
 def test_deskew_turns_the_inked_part_as_a_whole_turn_would(samples: Samples, name: str) -> None:
     """Only the part with ink is turned; there the pixels (to one grey level: OpenCV's fixed-point
-    coordinates depend on where the turned part starts) and the touched cells, and everywhere the
-    coarse grid, are those of turning the whole page."""
+    coordinates depend on where the turned part starts), and everywhere the coarse grid, are those
+    of turning the whole page."""
     with open_document(samples.data(name)) as doc:
         image = next(iter(doc.pages())).render(200).image
     page = deskew(image, 200)
     assert page.angle
     whole = turn(np.asarray(image.convert("L")), page.angle, 255)
-    box = content_box(page, 200)
+    box = page.content
     assert box is not None
     x0, y0, x1, y1 = box
     assert np.abs(page.gray[y0:y1, x0:x1].astype(int) - whole[y0:y1, x0:x1]).max() <= 1
@@ -281,7 +283,5 @@ def test_deskew_turns_the_inked_part_as_a_whole_turn_would(samples: Samples, nam
     outside = [page.gray[:top], page.gray[y1 + 100 :], page.gray[:, :left], page.gray[:, x1 + 100 :]]
     assert sum(part.size for part in outside) > 0
     assert all((part == 255).all() for part in outside)
-    grid, touched = _ink_cells(whole, _ink_threshold(np.asarray(image.convert("L"))), 4)
+    grid, _ = _ink_cells(whole, _ink_threshold(np.asarray(image.convert("L"))), 4)
     assert (page.grid == grid).all()  # specks outside the turned part are never grid cells
-    inside = (slice(y0 // 4, y1 // 4), slice(x0 // 4, x1 // 4))
-    assert (page.touched[inside] == touched[inside]).all()

@@ -24,7 +24,6 @@ from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.model import LayoutBox, get_layout_model
 from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse
 from ocrqueue.documents.layout.rows import merge_rows, split_line
-from ocrqueue.documents.layout.straighten import content_box
 from ocrqueue.documents.model import Block, Line, Word
 from ocrqueue.documents.ocrcommon import (
     Figures,
@@ -84,7 +83,7 @@ def _engine_view(page: OcrPage) -> tuple[Image.Image, int, int]:
     is paper, which only costs the engine time), with the rules painted white, widened by a few
     pixels: on scans the grey fringe the ink threshold leaves along a rule is still read as "|"."""
     height, width = page.straight.gray.shape
-    x0, y0, x1, y1 = content_box(page.straight, page.dpi) or (0, 0, width, height)
+    x0, y0, x1, y1 = page.straight.content or (0, 0, width, height)
     rules = page.rules.mask[y0:y1, x0:x1] if page.rules is not None else None
     has_rules = rules is not None and bool(rules.any())
     if not has_rules and (x1 - x0, y1 - y0) == (width, height):

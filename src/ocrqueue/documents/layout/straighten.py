@@ -16,7 +16,7 @@ from ocrqueue.documents.layout.xycut import Mask
 
 GRID_DPI = 50
 MAX_SKEW_DEG = 3.0
-# White kept around the ink when an engine reads only the content box (content_box).
+# White kept around the ink when an engine reads only the content box (_ink_box).
 CONTENT_MARGIN_IN = 0.3
 # Touched grid cells (any ink) in one piece that an engine reads even where the grid has no ink:
 # a hairline or light stroke an eighth of an inch long. Specks of dust on a scan touch one to four cells.
@@ -100,19 +100,25 @@ def estimate_skew(mask: Mask) -> float:
 
 
 class Straightened:
-    """A page straightened: grey pixels for recognition and analysis, the ink mask, its coarse
-    grid and the cells with any ink (``_pool``), and the colour image, turned only if a figure
-    crop asks for it.
+    """A page straightened: grey pixels for recognition and analysis, the ink mask and its coarse
+    grid, the content box (the part of the page an engine needs to read, ``_ink_box``; None for a
+    page without ink), and the colour image, turned only if a figure crop asks for it.
 
     A tilted page is turned even when the engine would read it as well tilted: Tesseract then
     runs words of mixed Latin and Chinese lines together ("Thetotalamount").
     """
 
     def __init__(
-        self, source: Image.Image, gray: npt.NDArray[np.uint8], ink: Mask, grid: Mask, touched: Mask, angle: float
+        self,
+        source: Image.Image,
+        gray: npt.NDArray[np.uint8],
+        ink: Mask,
+        grid: Mask,
+        angle: float,
+        content: tuple[int, int, int, int] | None,
     ) -> None:
         self.source, self.gray, self.ink, self.grid, self.angle = source, gray, ink, grid, angle
-        self.touched = touched
+        self.content = content
         self.image = Image.fromarray(gray)
         self._color: Image.Image | None = None if angle else source
 
@@ -171,9 +177,10 @@ def _turned_box(
 def deskew(image: Image.Image, dpi: int) -> Straightened:
     """Straighten a scanned page when it is tilted by a fifth of a degree or more.
 
-    Only the part of the page the ink reaches (``content_box``) is turned; the rest becomes white
-    paper. Turning costs in proportion to the area turned, and an engine reads that part alone
-    anyway."""
+    Only the part of the page the ink reaches (``_ink_box``) is turned, the rest becomes white
+    paper, and that part is the content box: turning costs in proportion to the area turned, and
+    an engine reads that part alone anyway (Tesseract's time grows with the area it is given, ink
+    or not; a letter on the top third of a page read 40 % faster from the box)."""
     gray = np.asarray(image if image.mode == "L" else image.convert("L"))
     threshold = _ink_threshold(gray)
     factor = max(1, round(dpi / GRID_DPI))
@@ -181,27 +188,13 @@ def deskew(image: Image.Image, dpi: int) -> Straightened:
     angle = estimate_skew(grid)
     box = _ink_box(grid, touched, factor, round(CONTENT_MARGIN_IN * dpi), gray.shape)
     if abs(angle) < 0.2 or box is None:
-        return Straightened(image, gray, gray <= threshold, grid, touched, 0.0)
+        return Straightened(image, gray, gray <= threshold, grid, 0.0, box)
     x0, y0, x1, y1 = _turned_box(box, angle, gray.shape, factor)
     gray = _turn_part(gray, angle, 255, (x0, y0, x1, y1))
-    part_grid, part_touched = _ink_cells(gray[y0:y1, x0:x1], threshold, factor)
-    top, left = y0 // factor, x0 // factor
-    rows, cols = slice(top, top + part_grid.shape[0]), slice(left, left + part_grid.shape[1])
-    grid, touched = np.zeros_like(grid), np.zeros_like(touched)
-    grid[rows, cols], touched[rows, cols] = part_grid, part_touched
-    return Straightened(image, gray, gray <= threshold, grid, touched, angle)
-
-
-def content_box(page: Straightened, dpi: int) -> tuple[int, int, int, int] | None:
-    """The part of the page an engine needs to read: the box around the page's ink (``_ink_box``),
-    widened by CONTENT_MARGIN_IN; None for a page without ink.
-
-    Tesseract's time grows with the area it is given, ink or not (it thresholds, finds
-    components and looks for columns over all of it): a letter on the top third of a page read
-    40 % faster from this box than from the whole page."""
-    return _ink_box(
-        page.grid, page.touched, max(1, round(dpi / GRID_DPI)), round(CONTENT_MARGIN_IN * dpi), page.gray.shape
-    )
+    part, _ = _ink_cells(gray[y0:y1, x0:x1], threshold, factor)
+    grid = np.zeros_like(grid)
+    grid[y0 // factor : y0 // factor + part.shape[0], x0 // factor : x0 // factor + part.shape[1]] = part
+    return Straightened(image, gray, gray <= threshold, grid, angle, (x0, y0, x1, y1))
 
 
 def _ink_box(
