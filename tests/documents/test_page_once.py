@@ -33,25 +33,15 @@ from .helpers import run
 
 
 @dataclass
-class CountingEngine:
-    """Tesseract, counting what it is asked to read."""
+class RecordingEngine:
+    """Tesseract, noting what it is asked to read and the size of each image it is handed."""
 
-    name: str = "counting"
+    name: str = "recording"
     tasks: list[str] = field(default_factory=list)
-
-    def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
-        self.tasks.append(request.task)
-        return get_engine("tesseract").recognize(image, request)
-
-
-@dataclass
-class SizeRecordingEngine:
-    """Tesseract, noting the size of each image it is handed."""
-
-    name: str = "sizes"
     sizes: list[tuple[int, int]] = field(default_factory=list)
 
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
+        self.tasks.append(request.task)
         self.sizes.append(image.size)
         return get_engine("tesseract").recognize(image, request)
 
@@ -67,11 +57,11 @@ class SpyLayout:
 
 @pytest.mark.parametrize("name", ["two_column", "table", "span_table", "figure"])
 def test_a_classic_engine_reads_each_page_once(samples: Samples, name: str) -> None:
-    engine = CountingEngine()
-    register_engine("counting", lambda: engine)
-    page = run(samples.data(name), engine="counting", mode="ocr").pages[0]
+    engine = RecordingEngine()
+    register_engine("recording", lambda: engine)
+    page = run(samples.data(name), engine="recording", mode="ocr").pages[0]
     assert engine.tasks == ["page"]
-    assert page.source == "counting"
+    assert page.source == "recording"
 
 
 @pytest.mark.parametrize(
@@ -244,9 +234,9 @@ def test_content_box_leaves_out_speckle_and_blank_pages() -> None:
 def test_the_engine_reads_the_content_box_and_its_words_land_on_the_page(samples: Samples, name: str) -> None:
     """The engine is handed only the part of the page with ink, and the words it reads come back
     where the same engine finds them on the whole page."""
-    engine = SizeRecordingEngine()
-    register_engine("sizes", lambda: engine)
-    result = run(samples.data(name), engine="sizes", mode="ocr").pages[0]
+    engine = RecordingEngine()
+    register_engine("recording", lambda: engine)
+    result = run(samples.data(name), engine="recording", mode="ocr").pages[0]
     with open_document(samples.data(name)) as doc:
         raster = next(iter(doc.pages())).render(200)
     page = deskew(raster.image, 200)
@@ -258,11 +248,11 @@ def test_the_engine_reads_the_content_box_and_its_words_land_on_the_page(samples
     texts = [w.text for ln in whole.lines for w in ln.words]
     expected = {w.text: w.bbox for ln in whole.lines for w in ln.words if len(w.text) > 3 and texts.count(w.text) == 1}
     got = [(w.text, w.bbox.scaled(raster.scale)) for b in result.blocks for ln in b.lines for w in ln.words]
-    matched = [(text, box) for text, box in got if text in expected]
+    matched = [(text, found) for text, found in got if text in expected]
     assert len(matched) >= 5
     assert len({text for text, _ in matched}) >= 0.95 * len(expected)  # nothing lost outside the box
-    for text, box in matched:
-        assert abs(box.x0 - expected[text].x0) <= 3 and abs(box.y1 - expected[text].y1) <= 3, text
+    for text, found in matched:
+        assert abs(found.x0 - expected[text].x0) <= 3 and abs(found.y1 - expected[text].y1) <= 3, text
 
 
 @pytest.mark.parametrize("name", ["english_scan", "table_scan", "two_column_scan"])

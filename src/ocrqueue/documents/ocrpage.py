@@ -1,7 +1,7 @@
 """The whole page at once: the engine reads the page's content box (the part with ink) a single
 time, as it would read the page on its own, while the layout model looks at the same page on
-another thread; the engine's words are then split
-into the layout's regions, tables (by cell) and formulas by where their centres fall.
+another thread; the engine's words are then split into the layout's regions, tables (by cell)
+and formulas by where their centres fall.
 
 Reading each region separately would make the engine analyse the page's layout once per region
 and pay its fixed cost per crop: on this machine that more than doubled the time of a page.
@@ -85,11 +85,12 @@ def _engine_view(page: OcrPage) -> tuple[Image.Image, int, int]:
     height, width = page.straight.gray.shape
     x0, y0, x1, y1 = page.straight.content or (0, 0, width, height)
     rules = page.rules.mask[y0:y1, x0:x1] if page.rules is not None else None
-    has_rules = rules is not None and bool(rules.any())
-    if not has_rules and (x1 - x0, y1 - y0) == (width, height):
+    if rules is not None and not rules.any():
+        rules = None
+    if rules is None and (x1 - x0, y1 - y0) == (width, height):
         return page.image, 0, 0
     gray = page.straight.gray[y0:y1, x0:x1].copy()
-    if rules is not None and has_rules:
+    if rules is not None:
         size = 2 * max(1, page.dpi // 100) + 1
         mask = np.ascontiguousarray(rules).view(np.uint8)
         gray[cv2.dilate(mask, np.ones((size, size), np.uint8)).view(bool)] = 255

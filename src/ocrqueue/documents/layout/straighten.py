@@ -52,9 +52,8 @@ def _ink_cells(gray: npt.NDArray[np.uint8], threshold: int, factor: int) -> tupl
         ink = gray <= threshold
         return ink, ink.copy()
     h, w = gray.shape[0] // factor * factor, gray.shape[1] // factor * factor
-    if h == 0 or w == 0:
-        empty = np.zeros((h // factor, w // factor), dtype=bool)
-        return empty, empty.copy()
+    if h == 0 or w == 0:  # OpenCV gives no image back for an empty one
+        return _pool(np.zeros((h, w), dtype=np.uint8), factor)
     _, scaled = cv2.threshold(gray[:h, :w], threshold, 255, cv2.THRESH_BINARY_INV)
     return _pool(np.asarray(scaled, dtype=np.uint8), factor)
 
