@@ -11,7 +11,7 @@ from pathlib import Path
 import pikepdf
 import pypdfium2 as pdfium
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
@@ -187,6 +187,7 @@ def test_results_that_do_not_match_the_document_are_refused(samples: Samples) ->
 _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=12)
 
 
+@settings(deadline=None, max_examples=60)
 @given(st.lists(_text.filter(lambda t: t.strip() == t and " " not in t and t.strip()), min_size=1, max_size=6))
 def test_any_words_of_a_line_come_back_as_the_line(words: list[str]) -> None:
     """Property: whatever the words, PDFium extracts the line we wrote (non-BMP characters as U+FFFD)."""
