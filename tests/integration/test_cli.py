@@ -6,8 +6,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pypdfium2 as pdfium
 import pytest
-from data.generate import PdfBuilder, born_digital_pdf
+from data.generate import ENGLISH, PdfBuilder, born_digital_pdf, encode, text_page
 from prometheus_client import CollectorRegistry
 from typer.testing import CliRunner
 
@@ -56,6 +57,9 @@ def test_submit_wait_then_result_list_and_show(cli_env: Path, worker: Worker) ->
     assert markdown.exit_code == 0 and "Supplier Invoices" in markdown.output
     saved = runner.invoke(app, ["tasks", "result", task_id, "-f", "json", "-o", str(cli_env / "out.json")])
     assert saved.exit_code == 0 and '"schema_version"' in (cli_env / "out.json").read_text()
+    as_pdf = runner.invoke(app, ["tasks", "result", task_id, "-f", "pdf", "-o", str(cli_env / "out.pdf")])
+    assert as_pdf.exit_code == 0, as_pdf.output
+    assert "Supplier Invoices" in pdfium.PdfDocument(cli_env / "out.pdf")[0].get_textpage().get_text_range()
     listed = runner.invoke(app, ["tasks", "list", "--status", "completed"])
     assert task_id in listed.output
     shown = runner.invoke(app, ["tasks", "show", task_id])
@@ -74,6 +78,18 @@ def test_a_failed_document_exits_non_zero_with_its_reason(cli_env: Path, worker:
     task_id = TASK_ID.search(result.output).group(0)  # type: ignore[union-attr]
     assert runner.invoke(app, ["tasks", "result", task_id]).exit_code == 1
     assert runner.invoke(app, ["tasks", "result", "00000000-0000-7000-8000-000000000000"]).exit_code == 3
+
+
+def test_convert_writes_a_searchable_pdf_of_a_scan(cli_env: Path) -> None:
+    scan = cli_env / "scan.png"
+    scan.write_bytes(encode(text_page(ENGLISH, cjk=False), "PNG"))
+    result = runner.invoke(app, ["convert", str(scan), "-o", str(cli_env / "out"), "-f", "pdf", "--lang", "eng"])
+    assert result.exit_code == 0, result.output
+    written = sorted(p.name for p in (cli_env / "out" / "scan").iterdir())
+    assert written == ["scan.pdf"]
+    text = pdfium.PdfDocument(cli_env / "out" / "scan" / "scan.pdf")[0].get_textpage().get_text_range()
+    assert ENGLISH[0] in " ".join(text.split())
+    assert runner.invoke(app, ["convert", str(scan), "-o", str(cli_env / "x"), "-f", "docx"]).exit_code == 2
 
 
 def test_convert_writes_markdown_json_and_reports_bad_files(cli_env: Path) -> None:

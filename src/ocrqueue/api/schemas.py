@@ -32,6 +32,7 @@ class EventOut(BaseModel):
 class ResultLinks(BaseModel):
     markdown: str
     json_: str = Field(alias="json")
+    pdf: str = Field(description="The searchable PDF: the original pages with an invisible text layer.")
     pages: int
 
 
@@ -88,7 +89,9 @@ def task_out(task: Task, events: list[Event] | None = None, *, events_truncated:
     if task.status == "completed" and task.kind == "ocr":
         base = f"/api/v1/tasks/{task.id}/result"
         pages = task.result.get("pages", 0) if isinstance(task.result, dict) else 0
-        result = ResultLinks(markdown=f"{base}?format=markdown", json=f"{base}?format=json", pages=pages)
+        result = ResultLinks(
+            markdown=f"{base}?format=markdown", json=f"{base}?format=json", pdf=f"{base}?format=pdf", pages=pages
+        )
     answer = None
     if task.status == "completed" and task.kind == "vision" and isinstance(task.result, dict):
         answer = AnswerOut(

@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 from rich.console import Console
@@ -26,8 +26,8 @@ from ocrqueue.cli.runtime import (
 from ocrqueue.documents import keep_page_buffers
 from ocrqueue.queue import QueueConfig, TaskSpec, TaskStatus, Worker
 from ocrqueue.queue.migrate import current_revision, head_revision
-from ocrqueue.service.keys import result_json_key, result_markdown_key
 from ocrqueue.service.ocr_task import OCR_KIND
+from ocrqueue.service.results import ResultFormat, ResultMissingError, result_bytes
 from ocrqueue.settings import Settings
 
 app = typer.Typer(
@@ -223,15 +223,19 @@ def tasks_retry(task_id: str) -> None:
 @tasks_app.command("result")
 def tasks_result(
     task_id: str,
-    format: Annotated[str, typer.Option("--format", "-f", help="markdown or json.")] = "markdown",
+    format: Annotated[str, typer.Option("--format", "-f", help="markdown (md), json or pdf.")] = "markdown",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
 ) -> None:
-    """Print (or save) a completed OCR task's Markdown or JSON.
+    """Print (or save) a completed OCR task's Markdown, JSON or searchable PDF.
 
-    Example: ocrqueue tasks result 01a2…-…  -f json -o contract.json
+    Example: ocrqueue tasks result 01a2…-…  -f pdf -o contract.pdf
     """
-    if format not in ("markdown", "json"):
-        console.print("[red]--format must be markdown or json[/red]")
+    format = "markdown" if format == "md" else format
+    if format not in ("markdown", "json", "pdf"):
+        console.print("[red]--format must be markdown, json or pdf[/red]")
+        raise typer.Exit(2)
+    if format == "pdf" and output is None:
+        console.print("[red]a PDF needs --output FILE[/red]")
         raise typer.Exit(2)
     settings = Settings()
     with open_configured_store(settings) as store:
@@ -242,8 +246,12 @@ def tasks_result(
     if task.status is not TaskStatus.COMPLETED or task.kind != OCR_KIND:
         console.print(f"[red]task {task_id} is a {task.kind} task in {task.status}; no document result[/red]")
         raise typer.Exit(EXIT_FAILED)
-    key = result_json_key(task.id) if format == "json" else result_markdown_key(task.id)
-    data = open_storage(settings).get(key)
+    try:
+        chosen = cast(ResultFormat, format)
+        data = result_bytes(open_storage(settings), task.id, task.payload, chosen, settings.document_limits())
+    except ResultMissingError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(EXIT_FAILED) from exc
     if output is None:
         sys.stdout.write(data.decode())
     else:

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ocrqueue.cli.runtime import open_configured_store, open_storage
 from ocrqueue.documents import DocumentError, ProcessOptions, assemble, keep_page_buffers, open_document, process_page
+from ocrqueue.documents.searchable_pdf import write_searchable_pdf
 from ocrqueue.queue import TaskStatus
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.settings import Settings
@@ -50,6 +51,15 @@ def _progress() -> Progress:
     )
 
 
+def _formats(given: list[str] | None) -> set[str]:
+    chosen = {"markdown" if f == "md" else f for f in (given or ["md", "json"])}
+    unknown = chosen - {"markdown", "json", "pdf"}
+    if unknown:
+        console.print(f"[red]unknown --format {', '.join(sorted(unknown))}: use md, json or pdf[/red]")
+        raise typer.Exit(2)
+    return chosen
+
+
 def convert(
     files: Files,
     output: Annotated[Path, typer.Option("--output", "-o", file_okay=False, help="Directory for the results.")],
@@ -57,20 +67,26 @@ def convert(
     engine: Engine = None,
     languages: Languages = None,
     dpi: Dpi = None,
+    formats: Annotated[
+        list[str] | None,
+        typer.Option("--format", "-f", help="md, json or pdf (searchable PDF); repeatable [default: md and json]."),
+    ] = None,
 ) -> None:
-    """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json and figure crops beside them.
+    """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json, .pdf and figure crops beside them.
 
-    Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim
+    Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim -f md -f pdf
     """
     settings = Settings()
     options = _options(settings, mode, engine, languages, dpi)
+    wanted = _formats(formats)
     keep_page_buffers(settings.page_buffer_keep_mb)
     failed = 0
     with _progress() as progress:
         for path in files:
             bar = progress.add_task(path.name, total=None)
+            data = path.read_bytes()
             try:
-                with open_document(path.read_bytes(), settings.document_limits()) as document:
+                with open_document(data, settings.document_limits()) as document:
                     progress.update(bar, total=document.meta.page_count)
                     pages = []
                     for page in document.pages():
@@ -83,10 +99,15 @@ def convert(
                 continue
             target = output / path.stem
             target.mkdir(parents=True, exist_ok=True)
-            (target / f"{path.stem}.md").write_text(result.to_markdown(), encoding="utf-8")
-            (target / f"{path.stem}.json").write_text(result.to_json(indent=2), encoding="utf-8")
-            for name, data in result.images.items():
-                (target / name).write_bytes(data)
+            if "markdown" in wanted:
+                (target / f"{path.stem}.md").write_text(result.to_markdown(), encoding="utf-8")
+            if "json" in wanted:
+                (target / f"{path.stem}.json").write_text(result.to_json(indent=2), encoding="utf-8")
+            if "pdf" in wanted:
+                with (target / f"{path.stem}.pdf").open("wb") as pdf:
+                    write_searchable_pdf(data, result.pages, pdf, settings.document_limits())
+            for name, crop in result.images.items():
+                (target / name).write_bytes(crop)
     if failed:
         raise typer.Exit(EXIT_FAILED)
 

@@ -27,3 +27,8 @@ def asset_key(task_id: str, name: str) -> str:
 def page_image_key(task_id: str, number: int) -> str:
     """The viewer's rendering of page `number` (from 1)."""
     return f"{result_prefix(task_id)}/pages/{number}.png"
+
+
+def result_pdf_key(task_id: str) -> str:
+    """The searchable PDF, written on first request and kept."""
+    return f"{result_prefix(task_id)}/document.pdf"

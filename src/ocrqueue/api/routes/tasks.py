@@ -8,7 +8,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, Response, UploadFile
-from fastapi.responses import PlainTextResponse, StreamingResponse
+from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from ocrqueue.api.auth import Caller, current_caller
@@ -18,7 +18,8 @@ from ocrqueue.api.events import task_event_stream, tasks_event_stream
 from ocrqueue.api.schemas import ErrorOut, TaskListOut, TaskOut, task_out
 from ocrqueue.documents import DocumentError, ProcessOptions, available_engines, open_document, sniff_format
 from ocrqueue.queue import Task, TaskStatus
-from ocrqueue.service.keys import asset_key, page_image_key, result_json_key, result_markdown_key, result_prefix
+from ocrqueue.service.keys import asset_key, page_image_key, result_prefix
+from ocrqueue.service.results import MEDIA_TYPES, ResultMissingError, result_bytes
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.storage import ObjectNotFoundError, TooLargeUploadError
 
@@ -185,17 +186,30 @@ def get_task(context: ContextDep, caller: CallerDep, task_id: str) -> Response:
     return Response(body.model_dump_json(by_alias=True), media_type="application/json")
 
 
-@router.get("/{task_id}/result", responses=_ERRORS | {200: {"content": {"text/markdown": {}, "application/json": {}}}})
+@router.get(
+    "/{task_id}/result",
+    responses=_ERRORS | {200: {"content": {media: {} for media in MEDIA_TYPES.values()}}, 410: {"model": ErrorOut}},
+)
 def get_result(
-    context: ContextDep, caller: CallerDep, task_id: str, format: Literal["markdown", "json"] = "markdown"
+    context: ContextDep, caller: CallerDep, task_id: str, format: Literal["markdown", "json", "pdf"] = "markdown"
 ) -> Response:
-    """The document as Markdown or as JSON (schema: docs/schema/document.schema.json)."""
+    """The document as Markdown, as JSON (schema: docs/schema/document.schema.json) or as a searchable
+    PDF (the original pages with an invisible text layer; made on the first request, then kept)."""
     task = _visible_task(context, caller, task_id)
     if task.status is not TaskStatus.COMPLETED or task.kind != "ocr":
         raise ApiError(409, "not_completed", f"task {task_id} is {task.status}, not completed")
-    if format == "json":
-        return Response(context.storage.get(result_json_key(task.id)), media_type="application/json")
-    return PlainTextResponse(context.storage.get(result_markdown_key(task.id)).decode(), media_type="text/markdown")
+    try:
+        data = result_bytes(context.storage, task.id, task.payload, format, context.settings.document_limits())
+    except ResultMissingError as exc:
+        raise ApiError(410, "result_gone", str(exc)) from exc
+    except DocumentError as exc:
+        raise ApiError(422, "unreadable_document", str(exc)) from exc
+    headers = {}
+    if format == "pdf":
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", str(task.payload.get("filename", "document"))).rsplit(".", 1)[0]
+        headers["Content-Disposition"] = f'inline; filename="{stem or "document"}.pdf"'
+    media_type = MEDIA_TYPES[format] + ("; charset=utf-8" if format == "markdown" else "")
+    return Response(data, media_type=media_type, headers=headers)
 
 
 @router.get("/{task_id}/assets/{name:path}", responses=_ERRORS | {200: {"content": {"image/png": {}}}})
