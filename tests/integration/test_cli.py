@@ -102,11 +102,17 @@ def test_convert_writes_markdown_json_and_reports_bad_files(cli_env: Path) -> No
     assert (cli_env / "out" / "good" / "good.json").is_file() and not (cli_env / "out" / "empty").exists()
 
 
+def test_local_webhook_secret_is_made_once_and_shown_again(cli_env: Path) -> None:
+    first = runner.invoke(app, ["keys", "webhook-secret"])
+    assert first.exit_code == 0 and first.output.startswith("whsec_")
+    assert runner.invoke(app, ["keys", "webhook-secret"]).output == first.output
+
+
 def test_keys_create_list_revoke(cli_env: Path) -> None:
     created = runner.invoke(app, ["keys", "create", "--tenant", "acme", "--name", "scanner"])
     assert created.exit_code == 0
-    token = created.output.strip().splitlines()[-1]
-    assert token.startswith("oq_")
+    token = next(line for line in created.output.splitlines() if line.startswith("oq_"))
+    assert created.output.strip().splitlines()[-1].startswith("whsec_")
     key_id = re.search(r"key ([0-9a-f]{16})", created.output).group(1)  # type: ignore[union-attr]
     listed = runner.invoke(app, ["keys", "list"])
     assert key_id in listed.output and token not in listed.output

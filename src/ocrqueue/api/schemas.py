@@ -66,6 +66,16 @@ class TaskOut(BaseModel):
     """Set with `events`: whether older events exist than those listed."""
     answer: AnswerOut | None = None
     """Set for completed tasks of kind `vision`."""
+    webhooks: list[WebhookOut] | None = None
+    """Set by GET /api/v1/tasks/{id} for a task submitted with `callback_url`."""
+
+
+class WebhookOut(BaseModel):
+    """A callback the task has: its latest delivery is itself a task (kind `webhook`) with a history."""
+
+    url: str
+    delivery_task_id: str | None
+    delivery_status: str | None
 
 
 class TaskListOut(BaseModel):

@@ -22,6 +22,7 @@ from ocrqueue.cli.runtime import (
     run_workers_until_signalled,
     serve_metrics,
     task_registry,
+    webhook_outbox,
 )
 from ocrqueue.documents import keep_page_buffers
 from ocrqueue.queue import QueueConfig, TaskSpec, TaskStatus, Worker
@@ -78,7 +79,8 @@ def worker(verbose: Verbose = False, concurrency: Concurrency = None, kinds: Kin
     runner = _worker(settings, concurrency, kinds)
     console.print(f"worker {runner.worker_id} on {runner.store.backend}, kinds: {', '.join(runner.kinds)}")
     serve_metrics(settings, runner.store)
-    run_workers_until_signalled([runner])
+    with webhook_outbox(settings, runner.store):
+        run_workers_until_signalled([runner])
 
 
 @db_app.command("upgrade")

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from ocrqueue.cli.runtime import prepare_database
 from ocrqueue.service.apikeys import ApiKeys
+from ocrqueue.service.webhooks import WebhookStore
 from ocrqueue.settings import Settings
 
 keys_app = typer.Typer(help="API keys: once one exists, every API call needs one.", no_args_is_help=True)
@@ -25,13 +26,29 @@ def create(
     tenant: Annotated[str, typer.Option(help="Whose tasks this key sees, cancels and downloads.")],
     name: Annotated[str, typer.Option(help="A note to recognise the key by.")] = "",
 ) -> None:
-    """Create a key and print its token once (it is stored only as a hash).
+    """Create a key and print its token once (it is stored only as a hash), then the secret that signs
+    the webhooks of its tasks (shown once too).
 
     Example: ocrqueue keys create --tenant acme --name "scanner upload"
     """
-    key, token = _keys().create(tenant, name)
+    key, token, webhook_secret = _keys().create_with_webhook_secret(tenant, name)
     console.print(f"key {key.id} for tenant {key.tenant}:")
     print(token)
+    console.print("webhook signing secret (Standard Webhooks), for callback_url receivers:")
+    print(webhook_secret)
+
+
+@keys_app.command("webhook-secret")
+def webhook_secret() -> None:
+    """Print the secret that signs webhooks of tasks submitted in local mode (no API key).
+
+    Example: ocrqueue keys webhook-secret
+    """
+    hooks = WebhookStore(prepare_database(Settings()))
+    try:
+        print(hooks.local_secret())
+    finally:
+        hooks.close()
 
 
 @keys_app.command("list")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
+from collections.abc import Iterator
 from types import FrameType
 
 import click
@@ -14,6 +16,7 @@ from ocrqueue.queue import Registry, Store, Worker, open_store
 from ocrqueue.queue.metrics import QueueDepthCollector
 from ocrqueue.service.kinds import build_registry
 from ocrqueue.service.schema import upgrade_all
+from ocrqueue.service.webhooks import WebhookConfig
 from ocrqueue.settings import Settings
 from ocrqueue.storage import Storage
 from ocrqueue.storage.s3 import open_storage_url
@@ -56,9 +59,33 @@ def open_storage(settings: Settings) -> Storage:
     return open_storage_url(settings.storage_url, settings.resolved_storage_dir)
 
 
+def webhook_config(settings: Settings) -> WebhookConfig:
+    return WebhookConfig(
+        database_url=settings.resolved_database_url,
+        timeout_seconds=settings.webhook_timeout_seconds,
+        allow_private_networks=settings.webhook_allow_private_networks,
+        max_attempts=settings.webhook_max_attempts,
+        public_url=settings.public_url,
+        sweep_seconds=settings.webhook_sweep_seconds,
+    )
+
+
 def task_registry(settings: Settings) -> Registry:
     """Every task kind this installation can run."""
-    return build_registry(open_storage(settings), settings.document_limits(), settings.vlm_config())
+    return build_registry(
+        open_storage(settings), settings.document_limits(), settings.vlm_config(), webhook_config(settings)
+    )
+
+
+@contextlib.contextmanager
+def webhook_outbox(settings: Settings, store: Store) -> Iterator[None]:
+    """While workers run, ended tasks with a callback get their webhook task (see service/webhooks.py)."""
+    outbox = webhook_config(settings).outbox(store)
+    outbox.start()
+    try:
+        yield
+    finally:
+        outbox.stop()
 
 
 def serve_metrics(settings: Settings, store: Store) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
 import os
@@ -13,7 +14,14 @@ from rich.console import Console
 
 from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
-from ocrqueue.cli.runtime import configure_logging, open_configured_store, open_storage, serve_metrics, task_registry
+from ocrqueue.cli.runtime import (
+    configure_logging,
+    open_configured_store,
+    open_storage,
+    serve_metrics,
+    task_registry,
+    webhook_outbox,
+)
 from ocrqueue.documents import keep_page_buffers
 from ocrqueue.queue import QueueConfig, Worker
 from ocrqueue.service.apikeys import ApiKeys
@@ -80,7 +88,8 @@ def serve(
         uvicorn.Config(create_app(context), host=listen_host, port=listen_port, log_level="info", access_log=False)
     )
     try:
-        server.run()
+        with webhook_outbox(settings, store) if runners else contextlib.nullcontext():
+            server.run()
     finally:
         for runner in runners:
             runner.stop()

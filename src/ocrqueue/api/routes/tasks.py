@@ -15,12 +15,14 @@ from ocrqueue.api.auth import Caller, current_caller
 from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import ApiError
 from ocrqueue.api.events import task_event_stream, tasks_event_stream
-from ocrqueue.api.schemas import ErrorOut, TaskListOut, TaskOut, task_out
+from ocrqueue.api.schemas import ErrorOut, TaskListOut, TaskOut, WebhookOut, task_out
 from ocrqueue.documents import DocumentError, ProcessOptions, available_engines, open_document, sniff_format
 from ocrqueue.queue import Task, TaskStatus
 from ocrqueue.service.keys import asset_key, page_image_key, result_prefix
 from ocrqueue.service.results import MEDIA_TYPES, ResultMissingError, result_bytes
 from ocrqueue.service.submission import Submission, submit_document
+from ocrqueue.service.webhook_sender import WebhookRefused, check_url
+from ocrqueue.service.webhooks import watch_callback
 from ocrqueue.storage import ObjectNotFoundError, TooLargeUploadError
 
 router = APIRouter(prefix="/api/v1/tasks", tags=["tasks"])
@@ -58,8 +60,10 @@ def _visible_task(context: ApiContext, caller: Caller, task_id: str) -> Task:
 
 def _options(
     context: ApiContext, raw: str | None, mode: str | None, engine: str | None, languages: str | None, dpi: int | None
-) -> ProcessOptions:
+) -> tuple[ProcessOptions, str | None]:
+    """The processing options, and the `callback_url` the JSON options may carry."""
     settings = context.settings
+    callback: str | None = None
     fields: dict[str, Any] = {
         "mode": "auto",
         "engine": settings.default_engine,
@@ -75,9 +79,12 @@ def _options(
             raise ApiError(422, "invalid_options", "options is nested too deeply", field="options") from exc
         if not isinstance(given, dict):
             raise ApiError(422, "invalid_options", "options must be a JSON object", field="options")
-        unknown = sorted(set(given) - {"mode", "engine", "languages", "dpi", "tables", "layout_model"})
+        unknown = sorted(set(given) - {"mode", "engine", "languages", "dpi", "tables", "layout_model", "callback_url"})
         if unknown:
             raise ApiError(422, "invalid_options", f"unknown options: {', '.join(unknown)}", field="options")
+        callback = given.pop("callback_url", None)
+        if callback is not None and not isinstance(callback, str):
+            raise ApiError(422, "invalid_callback_url", "callback_url must be a string", field="options")
         fields.update(given)
     for name, value in (("mode", mode), ("engine", engine), ("dpi", dpi)):
         if value is not None:
@@ -92,9 +99,26 @@ def _options(
             field="engine",
         )
     try:
-        return ProcessOptions.from_dict(fields)
+        return ProcessOptions.from_dict(fields), callback
     except (DocumentError, TypeError, ValueError, OverflowError) as exc:
         raise ApiError(422, "invalid_options", str(exc), field="options") from exc
+
+
+def checked_callback(url: str | None) -> str | None:
+    """`callback_url` as given, or 422 for one that can never be called (its address is checked
+    when the webhook is sent)."""
+    if url is None or not url.strip():
+        return None
+    try:
+        check_url(url.strip())
+    except WebhookRefused as exc:
+        raise ApiError(422, "invalid_callback_url", str(exc), field="callback_url") from exc
+    return url.strip()
+
+
+def watch_for(context: ApiContext, caller: Caller, task: Task, callback: str | None) -> None:
+    if callback is not None:
+        watch_callback(context.store, context.webhooks, task.id, callback, caller.rate_key)
 
 
 @router.post("", status_code=202, response_model=TaskOut, responses=_ERRORS | {200: {"model": TaskOut}})
@@ -111,15 +135,20 @@ def submit_task(
     priority: Annotated[int, Form(ge=-100, le=100)] = 0,
     max_attempts: Annotated[int | None, Form(ge=1, le=20)] = None,
     force: Annotated[bool, Form(description="Run again even if this file and options were submitted before.")] = False,
+    callback_url: Annotated[
+        str | None, Form(description="POSTed a signed JSON body when the task ends (Standard Webhooks).")
+    ] = None,
     idempotency_key: Annotated[str | None, Header(max_length=200, pattern=r"^[\x21-\x7e]+$")] = None,
 ) -> TaskOut:
-    """Upload one file for OCR: 202 with the new task, or 200 with the existing one (same file and options)."""
+    """Upload one file for OCR: 202 with the new task, or 200 with the existing one (same file and options).
+    With `callback_url` (a form field, or a key of `options`), the task's end is POSTed there, signed."""
     wait = context.submit_limiter.take(caller.rate_key)
     if wait is not None:
         raise ApiError(
             429, "rate_limited", f"too many submits; retry in {wait:.1f}s", headers={"Retry-After": str(int(wait) + 1)}
         )
-    process_options = _options(context, options, mode, engine, languages, dpi)
+    process_options, option_callback = _options(context, options, mode, engine, languages, dpi)
+    callback = checked_callback(callback_url or option_callback)
     head = file.file.read(1024)
     if not head:
         raise ApiError(422, "empty_file", "the uploaded file is empty", field="file")
@@ -143,6 +172,7 @@ def submit_task(
         )
     except TooLargeUploadError as exc:
         raise ApiError(413, "too_large", str(exc), field="file") from exc
+    watch_for(context, caller, result.task, callback)
     if not result.created:
         response.status_code = 200
     return task_out(result.task)
@@ -181,9 +211,25 @@ def get_task(context: ContextDep, caller: CallerDep, task_id: str) -> Response:
     task = _visible(caller, task_id, found[0] if found else None)
     events = found[1] if found else []
     body = task_out(task, events[-EVENT_LIMIT:], events_truncated=len(events) > EVENT_LIMIT)
+    body.webhooks = _webhooks(context, task) or None
     # Serialised here: a returned model is validated again by FastAPI, in one more threadpool trip
     # for a plain `def` route; clients poll this route several times a second.
     return Response(body.model_dump_json(by_alias=True), media_type="application/json")
+
+
+def _webhooks(context: ApiContext, task: Task) -> list[WebhookOut]:
+    watches = context.webhooks.for_task(task.id)
+    if not watches:
+        return []
+    deliveries = {d.id: d for d in context.store.get_many([w.last_delivery for w in watches if w.last_delivery])}
+    return [
+        WebhookOut(
+            url=w.url,
+            delivery_task_id=w.last_delivery,
+            delivery_status=str(deliveries[w.last_delivery].status) if w.last_delivery in deliveries else None,
+        )
+        for w in watches
+    ]
 
 
 @router.get(

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Form, Header, Response, UploadFile
 
 from ocrqueue.api.errors import ApiError
-from ocrqueue.api.routes.tasks import CallerDep, ContextDep
+from ocrqueue.api.routes.tasks import CallerDep, ContextDep, checked_callback, watch_for
 from ocrqueue.api.schemas import ErrorOut, TaskOut, task_out
 from ocrqueue.documents import DocumentError, InputFormat, sniff_format
 from ocrqueue.documents.images import open_image
@@ -32,6 +32,9 @@ def submit_vision_task(
     force: Annotated[
         bool, Form(description="Ask again even if this image and question were submitted before.")
     ] = False,
+    callback_url: Annotated[
+        str | None, Form(description="POSTed a signed JSON body when the task ends (Standard Webhooks).")
+    ] = None,
     idempotency_key: Annotated[str | None, Header(max_length=200, pattern=r"^[\x21-\x7e]+$")] = None,
 ) -> TaskOut:
     """Submit an image and a question: 202 with the new `vision` task (200 with the existing one for the
@@ -44,6 +47,7 @@ def submit_vision_task(
         raise ApiError(
             429, "rate_limited", f"too many submits; retry in {wait:.1f}s", headers={"Retry-After": str(int(wait) + 1)}
         )
+    callback = checked_callback(callback_url)
     question = question.strip()
     if not question:
         raise ApiError(422, "invalid_question", "the question is empty", field="question")
@@ -82,6 +86,7 @@ def submit_vision_task(
         force=force,
     )
     result = submit_vision(context.store, context.storage, data, submission)
+    watch_for(context, caller, result.task, callback)
     if not result.created:
         response.status_code = 200
     return task_out(result.task)
