@@ -177,7 +177,7 @@ class SQLiteStore(Store):
                 "payload": dumps(s.payload),
                 "tenant": s.tenant,
                 "dedup_key": s.dedup_key,
-                "max_attempts": s.max_attempts or self.default_max_attempts,
+                "max_attempts": self.max_attempts_for(s),
                 "delay": float(max(0.0, s.delay_seconds)),
             }
             for s in specs
