@@ -256,21 +256,32 @@ def test_queue_depth_collector_counts_by_status(store: Store) -> None:
 
 def test_a_silent_handler_is_given_up_and_its_slot_replaced(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
     release = threading.Event()
+    handler_threads: list[threading.Thread] = []
 
     def hangs(ctx: TaskContext) -> JSON:
+        handler_threads.append(threading.current_thread())
         release.wait(60)
         return "too late"
 
     registry.register("hangs", hangs)
     stuck = store.submit(TaskSpec("hangs", max_attempts=1)).task.id
-    start_worker(QueueConfig(**{**FAST.__dict__, "concurrency": 1, "stall_seconds": 1.0}))
+    worker = start_worker(QueueConfig(**{**FAST.__dict__, "concurrency": 1, "stall_seconds": 1.0}))
     assert wait_terminal(store, stuck, timeout=20) is TaskStatus.DEAD_LETTER
     task = store.get(stuck)
     assert task is not None and task.error_kind == "stalled" and "given up as hung" in (task.error_message or "")
     after = store.submit(TaskSpec("noop")).task.id
     assert wait_terminal(store, after, timeout=20) is TaskStatus.COMPLETED  # the one slot was replaced
+    dead_lettered = store.get_with_events(stuck, newest=100)
     release.set()
-    assert store.get(stuck).status is TaskStatus.DEAD_LETTER  # type: ignore[union-attr]
+    # Wait until the worker is really done with the task: the given-up handler's thread has
+    # returned and retired, and the worker has stopped, its completer flushed. Only then can no
+    # late write of "too late" still be on its way.
+    (handler_thread,) = handler_threads
+    handler_thread.join(20)
+    assert not handler_thread.is_alive(), "the given-up handler's thread did not retire"
+    worker.stop(release_now=True)
+    assert worker.wait_stopped(15)
+    assert store.get_with_events(stuck, newest=100) == dead_lettered  # row and history untouched
 
 
 def test_a_deferred_task_waits_without_spending_attempts(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
