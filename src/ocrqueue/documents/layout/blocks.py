@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.model import Block, BlockType, Line
-from ocrqueue.documents.text import join_words
+from ocrqueue.documents.text import join_lines
 
 LIST_MARKER = re.compile(
     r"^\s*(?:[-\u2022*\u00b7\u25aa\u25e6\u2023\u2013]|\(?\d{1,3}[.)]|\(?[a-z][.)]|[一二三四五六七八九十]+、)\s+"
@@ -77,7 +77,7 @@ def paragraphs(lines: Sequence[Line]) -> list[list[Line]]:
 
 
 def _join_lines(lines: Sequence[Line]) -> str:
-    return join_words([ln.text for ln in lines])
+    return join_lines([ln.text for ln in lines])
 
 
 def _confidence(lines: Sequence[Line]) -> float | None:
