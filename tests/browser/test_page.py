@@ -406,3 +406,35 @@ def test_a_narrow_screen_gets_a_single_column_without_sideways_scrolling(
     text = page.locator("#document").bounding_box()
     assert image and text and text["y"] >= image["y"] + image["height"] - 1, "text goes below the page image"
     assert re.fullmatch(r"Page 1 of 3", page.locator("#page-label").inner_text())
+
+
+ANSWERS = {
+    "a *b* c __d__": "<p>a <em>b</em> c <strong>d</strong></p>",
+    "snake_case_name and 2*3*4": "<p>snake_case_name and 2<em>3</em>4</p>",
+    "`a*b*c` \\*not em\\*": "<p><code>a*b*c</code> *not em*</p>",
+    "**bold *and em* inside**": "<p><strong>bold <em>and em</em> inside</strong></p>",
+    "one\ntwo\n\nthree": "<p>one\ntwo</p><p>three</p>",
+    "- a\n- b\n  more\n1. c": "<ul><li>a</li><li>b\nmore</li></ul><ol><li>c</li></ol>",
+    "3. three\n4. four": '<ol start="3"><li>three</li><li>four</li></ol>',
+    "```python\nif a < b:\n    pass\n```\nafter": "<pre><code>if a &lt; b:\n    pass</code></pre><p>after</p>",
+    "# Title\n> quote\n[x](https://example.invalid)": "<p># Title\n&gt; quote\n[x](https://example.invalid)</p>",
+}
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_answers_render_a_safe_markdown_subset(page: Page, service: Service) -> None:
+    page.goto("/")
+    rendered = page.evaluate(
+        """async (answers) => {
+            const { renderAnswer } = await import('/answer.js');
+            const out = {};
+            for (const text of answers) out[text] = renderAnswer(text).innerHTML;
+            // Unmatched delimiters by the thousand come back as the text they are, in one pass.
+            const stars = '**a '.repeat(20000) + '*b '.repeat(20000) + 'x_y '.repeat(5000) + '`'.repeat(5000);
+            out.stars = renderAnswer(stars).textContent === stars;
+            return out;
+        }""",
+        list(ANSWERS),
+    )
+    assert rendered.pop("stars") is True
+    assert rendered == ANSWERS
