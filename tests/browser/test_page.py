@@ -438,3 +438,43 @@ def test_answers_render_a_safe_markdown_subset(page: Page, service: Service) -> 
     )
     assert rendered.pop("stars") is True
     assert rendered == ANSWERS
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_the_event_stream_reader_finds_the_same_events_wherever_the_chunks_split(page: Page, service: Service) -> None:
+    """The frames of a real task stream, re-sent with CRLF line ends, cut into two chunks at every byte."""
+    with service.client() as client:
+        task = client.post("/api/v1/tasks", files={"file": ("split.pdf", REPORT, "application/pdf")}).json()
+        client.post(f"/api/v1/tasks/{task['id']}/cancel")
+        with client.stream("GET", f"/api/v1/tasks/{task['id']}/events") as response:
+            stream = response.read().decode()
+    assert "event: end" in stream
+    page.goto("/")
+    results = page.evaluate(
+        """async (stream) => {
+            const { readEvents } = await import('/api.js');
+            const bytes = new TextEncoder().encode(stream.replace(/\\n/g, '\\r\\n') + ': comment\\r\\n\\r\\n');
+            const realFetch = window.fetch;
+            const read = async (chunks) => {
+                window.fetch = async () => new Response(new ReadableStream({
+                    start(controller) { for (const chunk of chunks) controller.enqueue(chunk); controller.close(); },
+                }), { headers: { 'Content-Type': 'text/event-stream' } });
+                const events = [];
+                try {
+                    await readEvents('/stream', new AbortController().signal, (name, data) => {
+                        events.push([name, data.status]);
+                    });
+                } finally {
+                    window.fetch = realFetch;
+                }
+                return JSON.stringify(events);
+            };
+            const whole = await read([bytes]);
+            const splits = [];
+            for (let at = 1; at < bytes.length; at++) splits.push(await read([bytes.slice(0, at), bytes.slice(at)]));
+            return { whole, different: splits.filter((events) => events !== whole).length };
+        }""",
+        stream,
+    )
+    assert results["whole"] == '[["task","cancelled"],["end","cancelled"]]'
+    assert results["different"] == 0

@@ -86,6 +86,7 @@ function describe(task) {
 }
 
 function pagesText(task) {
+  if (task.kind !== "ocr") return "–";
   const { done, total } = task.progress;
   return total ? `${done} / ${total}` : done ? String(done) : "–";
 }
