@@ -394,6 +394,27 @@ def born_digital_pdf(pages: int = 3, rotate: int = 0) -> bytes:
     return pdf.build()
 
 
+SECTION_SENTENCE = "Durable queues keep every task until a worker finishes it."
+SECTION_BODY = [
+    "A worker that dies loses nothing: its lease runs out and another",
+    "worker takes the task over and resumes at the first unfinished page.",
+]
+SECTION_AFTER = ["Every write is fenced by the lease token.", "A second paragraph ends the page body."]
+
+
+def section_pages_pdf(pages: int) -> bytes:
+    """Pages that each begin, at the very top, with "Section N. ..." as a long line that runs on
+    into its paragraph, then a page number at the foot: no running header anywhere."""
+    pdf = PdfBuilder()
+    for n in range(pages):
+        first = f"Section {n + 1}. {SECTION_SENTENCE} In short,"
+        ops = [PdfBuilder.text(72, 36 + i * 14, 11, t) for i, t in enumerate([first, *SECTION_BODY])]
+        ops += [PdfBuilder.text(72, 100 + i * 14, 11, t) for i, t in enumerate(SECTION_AFTER)]
+        ops.append(PdfBuilder.text(290, 810, 9, str(n + 1)))
+        pdf.add_page(ops)
+    return pdf.build()
+
+
 def chinese_pdf() -> bytes:
     """A born-digital Chinese page: an English heading, Chinese paragraphs and a mixed line."""
     pdf = PdfBuilder()

@@ -17,6 +17,7 @@ from ocrqueue.queue import (
     TaskSpec,
     TaskStatus,
     Worker,
+    open_store,
 )
 from ocrqueue.queue.kinds import register_builtin_kinds
 from ocrqueue.queue.metrics import QueueMetrics
@@ -107,6 +108,27 @@ def test_unknown_errors_retry_until_attempts_run_out(store: Store, registry: Reg
     task = store.get(task_id)
     assert task is not None and task.attempts == 3 and task.error_kind == "unknown"
     assert task.error_message == "RuntimeError: bug on attempt 3"
+
+
+def test_a_kinds_attempt_limit_is_what_the_worker_enforces(db_url: str, metrics: QueueMetrics) -> None:
+    registry = Registry()
+
+    @registry.kind("flaky", max_attempts=2)
+    def flaky(ctx: TaskContext) -> JSON:
+        raise RuntimeError(f"bug on attempt {ctx.attempt}")
+
+    with open_store(db_url, default_max_attempts=5, registry=registry) as store:
+        task_id = store.submit(TaskSpec("flaky")).task.id
+        worker = Worker(store, registry, FAST, metrics=metrics)
+        worker.start()
+        try:
+            assert wait_terminal(store, task_id, timeout=20) is TaskStatus.DEAD_LETTER
+        finally:
+            worker.stop(release_now=True)
+            assert worker.wait_stopped(15)
+        task = store.get(task_id)
+        assert task is not None and (task.attempts, task.max_attempts) == (2, 2)
+        assert task.error_message == "RuntimeError: bug on attempt 2"
 
 
 def test_cancelling_a_running_task_stops_its_handler(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules
 from ocrqueue.documents.layout.straighten import Straightened
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Block, Line, Table, TableCell, Word
-from ocrqueue.documents.text import join_words
+from ocrqueue.documents.text import clean_text, join_words
 
 FIGURE_MIN_IN = 1.0  # a region at least this tall and wide with (almost) no text is a figure
 FIGURE_MAX_TEXT_SHARE = 0.15
@@ -57,14 +57,15 @@ def islands_wanted(detected: Sequence[LayoutBox]) -> list[tuple[IslandKind, Box]
 
 
 def to_points(line: Line, dx: float, dy: float, scale: float) -> Line:
-    """A line from pixels of a crop at (dx, dy) to page points."""
+    """A line from pixels of a crop at (dx, dy) to page points, its text cleaned of anything
+    invisible an engine may give (control and format characters)."""
 
     def conv(b: BBox) -> BBox:
         return BBox((b.x0 + dx) / scale, (b.y0 + dy) / scale, (b.x1 + dx) / scale, (b.y1 + dy) / scale)
 
-    words = tuple(Word(w.text, conv(w.bbox), w.confidence) for w in line.words)
+    words = tuple(Word(clean_text(w.text), conv(w.bbox), w.confidence) for w in line.words)
     size = line.font_size / scale if line.font_size else None
-    return Line(line.text, conv(line.bbox), line.confidence, words, size)
+    return Line(clean_text(line.text), conv(line.bbox), line.confidence, words, size)
 
 
 def moved(line: Line, dx: float, dy: float) -> Line:

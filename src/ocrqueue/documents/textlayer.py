@@ -18,9 +18,13 @@ from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.pages import TextLayer
 from ocrqueue.documents.pdfframe import PageFrame
+from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, is_unwanted
 
 _BREAKS = {"\n", "\r"}
-_LINE = re.compile(r"[^\n\r]+")
+_HYPHEN_BREAKS = {"\x02", "\ufffe"}
+# A line ends at a line break, or after the mark PDFium puts where it removed a line break after
+# a hyphen (U+FFFE in the page text, U+0002 per character): the word goes on on the next line.
+_LINE = re.compile(r"[^\n\r\x02\ufffe]+[\x02\ufffe]?")
 _WORD = re.compile(r"\S+")  # \S: what str.isspace() calls space, as in the per-character loop
 
 
@@ -40,7 +44,10 @@ def read_text_layer(page: pdfium.PdfPage, frame: PageFrame, char_boxes: bool = F
 
 
 def _is_bad(ch: str) -> bool:
-    """Characters that betray a broken font mapping rather than real text."""
+    """Characters that betray a broken font mapping rather than real text (not PDFium's marks of
+    a hyphen at a line end)."""
+    if ch in HYPHEN_MARKS:
+        return False
     if ch < "\x7f":
         return ch < " " and ch != "\t"
     if ch == "\ufffd":
@@ -86,7 +93,9 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 # PDFium leaves characters of (almost) no size out of its rectangles: a word made
                 # only of them (a lone zero-width space) gets none, or an empty one at the origin.
                 x0, y0, x1, y1 = _union_of_chars(raw, start, end)
-            words.append(Word(word.group(), to_page(x0, y0, x1, y1), 1.0))
+            text_of_word = clean_text(word.group())
+            if text_of_word:  # not a word of invisible characters alone
+                words.append(Word(text_of_word, to_page(x0, y0, x1, y1), 1.0))
         if words:
             lines.append(_line(words, float(font_size(raw, first))))
     counts = Counter(text)
@@ -123,18 +132,24 @@ def _lines(
     chars: list[str] = []
     boxes: list[BBox] = []
     left = bottom = right = top = 0.0
+    started = False  # a word's box has begun (it may hold only characters nobody sees)
     font_size: float | None = None
     visible = bad = 0
     for i in range(n + 1):
         ch = text[i] if i < n else "\n"
         if not ch:
             continue  # the second half of a surrogate pair, read with the first
-        if ch.isspace():
+        hyphen_break = ch in _HYPHEN_BREAKS
+        if hyphen_break and chars:
+            chars.append(ch)
+            boxes.extend(boxes[-1:] if char_boxes else ())
+        if ch.isspace() or hyphen_break:
             if chars:
-                words.append(Word("".join(chars), to_page(left, bottom, right, top), 1.0, tuple(boxes)))
+                words.append(Word(clean_text("".join(chars)), to_page(left, bottom, right, top), 1.0, tuple(boxes)))
                 chars.clear()
                 boxes.clear()
-            if ch in _BREAKS:
+            started = False
+            if ch in _BREAKS or hyphen_break:
                 if words:
                     lines.append(_line(words, font_size))
                     words.clear()
@@ -148,11 +163,14 @@ def _lines(
         if font_size is None:
             font_size = float(pdfium_c.FPDFText_GetFontSize(textpage, i))
         x0, y0, x1, y1 = c_left.value, c_bottom.value, c_right.value, c_top.value
-        if chars:
+        if started:
             left, bottom = min(left, x0), min(bottom, y0)
             right, top = max(right, x1), max(top, y1)
         else:
             left, bottom, right, top = x0, y0, x1, y1
+            started = True
+        if is_unwanted(ch):
+            continue  # in the word's box (as PDFium's range boxes have it), but no reader sees it
         chars.append(ch)
         if char_boxes:
             boxes.append(to_page(x0, y0, x1, y1))

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.model import Block, BlockType, Line
-from ocrqueue.documents.text import join_words
+from ocrqueue.documents.text import join_lines
 
 LIST_MARKER = re.compile(
     r"^\s*(?:[-\u2022*\u00b7\u25aa\u25e6\u2023\u2013]|\(?\d{1,3}[.)]|\(?[a-z][.)]|[一二三四五六七八九十]+、)\s+"
@@ -32,6 +32,8 @@ FORMULA_MAX_WIDTH = 0.7  # share of the column's width
 # Distance of the formula's centre from the column's, as a share of the column's width: loose,
 # because the column's extent is that of its lines, whose right ends are ragged.
 FORMULA_MAX_OFF_CENTRE = 0.15
+PROSE_MIN_WORDS = 8
+PROSE_END = re.compile(r"(?:[.!?,;:]|[^\W\d_A-Z\u00c0-\u00de])[\"'\u201d\u2019)]*$")
 TITLE_RATIO = 1.3
 H1_RATIO = 1.8
 
@@ -77,7 +79,7 @@ def paragraphs(lines: Sequence[Line]) -> list[list[Line]]:
 
 
 def _join_lines(lines: Sequence[Line]) -> str:
-    return join_words([ln.text for ln in lines])
+    return join_lines([ln.text for ln in lines])
 
 
 def _confidence(lines: Sequence[Line]) -> float | None:
@@ -104,6 +106,14 @@ def is_display_formula(lines: Sequence[Line], column: BBox | None) -> bool:
     )
 
 
+def is_prose(lines: Sequence[Line]) -> bool:
+    """A sentence or more of running text: at least ``PROSE_MIN_WORDS`` words ending as a sentence
+    does, or running on (a comma, a letter that is not a capital). Running heads are short titles, names and
+    numbers; the first line of a page's text must never be dropped as one."""
+    text = _join_lines(lines).rstrip()
+    return len(text.split()) >= PROSE_MIN_WORDS and bool(PROSE_END.search(text))
+
+
 def classify(
     lines: Sequence[Line], page_height: float, body: float, column: BBox | None
 ) -> tuple[BlockType, int | None]:
@@ -111,9 +121,10 @@ def classify(
     size = statistics.median(line_size(ln) for ln in lines)
     # Running heads are set no larger than body text; detector boxes (RapidOCR) pad small text, hence 1.4.
     small = body <= 0 or size <= body * 1.4
-    if small and len(lines) <= 2 and box.y1 <= page_height * MARGIN_BAND:
+    running = small and len(lines) <= 2 and not is_prose(lines)
+    if running and box.y1 <= page_height * MARGIN_BAND:
         return "header", None
-    if small and len(lines) <= 2 and box.y0 >= page_height * (1 - MARGIN_BAND):
+    if running and box.y0 >= page_height * (1 - MARGIN_BAND):
         return "footer", None
     if CAPTION.match(lines[0].text) and len(lines) <= 3:
         return "caption", None
