@@ -486,11 +486,16 @@ function renderDetail(task) {
     );
   }
   const answer = $("#detail-answer");
-  answer.hidden = !task.answer;
-  if (task.answer && answer.dataset.task !== task.id) {
-    answer.dataset.task = task.id;
-    const note = [task.answer.model ? `Answered by ${task.answer.model}.` : "", task.answer.truncated ? "The answer was cut off at the token limit." : ""];
-    answer.replaceChildren(el("h3", { text: "Answer" }), renderAnswer(task.answer.text), el("p", { className: "hint", text: note.join(" ").trim() }));
+  answer.hidden = task.kind !== "vision";
+  const shown = `${task.id}:${task.status}`;
+  if (task.kind === "vision" && answer.dataset.shown !== shown) {
+    answer.dataset.shown = shown;
+    const parts = task.question ? [el("h3", { text: "Question" }), el("p", { className: "question", text: task.question })] : [];
+    if (task.answer) {
+      const note = [task.answer.model ? `Answered by ${task.answer.model}.` : "", task.answer.truncated ? "The answer was cut off at the token limit." : ""];
+      parts.push(el("h3", { text: "Answer" }), renderAnswer(task.answer.text), el("p", { className: "hint", text: note.join(" ").trim() }));
+    }
+    answer.replaceChildren(...parts);
   }
   if (task.status === "completed" && task.result && !detail.doc && !detail.loading) loadResult(task.id);
 }
@@ -509,7 +514,7 @@ async function openDetail(id) {
   view.hidden = false;
   $("#result").hidden = true;
   $("#detail-answer").hidden = true;
-  delete $("#detail-answer").dataset.task;
+  delete $("#detail-answer").dataset.shown;
   $("#document").replaceChildren();
   $("#page-boxes").replaceChildren();
   $("#page-facts").replaceChildren();
