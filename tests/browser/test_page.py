@@ -478,3 +478,23 @@ def test_the_event_stream_reader_finds_the_same_events_wherever_the_chunks_split
     )
     assert results["whole"] == '[["task","cancelled"],["end","cancelled"]]'
     assert results["different"] == 0
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_long_document_is_built_slice_by_slice_in_reading_order(page: Page, service: Service) -> None:
+    """81 pages: the view is built 40 pages at a time (app.js) and still ends up whole and in order."""
+    service.start_worker()
+    with service.client() as client:
+        task = client.post("/api/v1/tasks", files={"file": ("long.pdf", born_digital_pdf(81), "application/pdf")})
+    task_id = task.json()["id"]
+    service.wait_status(task_id, "completed")
+    page.goto(f"/#/task/{task_id}")
+    expect(page.locator("#document")).to_have_attribute("data-built", "true")
+    expect(page.locator("#document .doc-page")).to_have_count(81)
+    expected = json_blocks(service, task_id)
+    assert [(i, re.sub(r"\s", "", t)) for i, t in rendered_blocks(page)] == [
+        (i, re.sub(r"\s", "", t)) for i, t in expected
+    ]
+    page.locator('#document [data-page="80"][data-type="table"]').click()
+    expect(page.locator("#page-label")).to_have_text("Page 81 of 81")
+    expect(page.locator('#page-boxes .box.selected[data-type="table"]')).to_have_count(1)
