@@ -203,6 +203,7 @@ class SQLiteStore(Store):
                 if current != version:
                     version, interval = current, _WATCH_FASTEST_SECONDS
                     self._wake_local()
+                    self._changed(None)
                 else:
                     interval = min(interval * 1.5, _WATCH_SLOWEST_SECONDS)
         finally:
