@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, cast
+from typing import Annotated, TypeVar, cast
 
+import httpx
 import typer
 from rich.console import Console
 from rich.table import Column, Table
 
-from ocrqueue.cli import documents, server
+from ocrqueue.cli import documents, remote, server
 from ocrqueue.cli.keys import keys_app
 from ocrqueue.cli.runtime import (
     configure_logging,
@@ -23,6 +25,7 @@ from ocrqueue.cli.runtime import (
     task_registry,
     webhook_outbox,
 )
+from ocrqueue.client import ClientError
 from ocrqueue.documents import keep_page_buffers
 from ocrqueue.queue import QueueConfig, TaskSpec, TaskStatus, Worker
 from ocrqueue.queue.migrate import current_revision, head_revision
@@ -30,6 +33,8 @@ from ocrqueue.service.follow import TaskFollower, wait_for_tasks
 from ocrqueue.service.ocr_task import OCR_KIND
 from ocrqueue.service.results import ResultFormat, ResultMissingError, result_bytes
 from ocrqueue.settings import Settings
+
+T = TypeVar("T")
 
 app = typer.Typer(
     help="ocrqueue: a self-hosted document OCR service on a durable task queue.\n\n"
@@ -156,11 +161,17 @@ def tasks_list(
     status: Annotated[list[TaskStatus] | None, typer.Option(help="Filter by status; repeatable.")] = None,
     limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
     cursor: Annotated[str | None, typer.Option(help="Continue after this task id.")] = None,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
 ) -> None:
     """List tasks, newest first.
 
     Example: ocrqueue tasks list --status dead_letter --limit 50
     """
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            _remote(lambda: remote.tasks_list(client, [str(s) for s in status or []], limit))
+        return
     store = open_configured_store(Settings())
     page = store.list_tasks(statuses=status, limit=limit, cursor=cursor)
     table = Table("kind", "status", "attempts", "progress", "error")
@@ -174,11 +185,15 @@ def tasks_list(
 
 
 @tasks_app.command("show")
-def tasks_show(task_id: str) -> None:
+def tasks_show(task_id: str, server: remote.Server = None, api_key: remote.ApiKey = None) -> None:
     """Show one task with its event history.
 
     Example: ocrqueue tasks show 01a2269d-108c-73d7-8d61-d464655ea577
     """
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            _remote(lambda: remote.tasks_show(client, task_id))
+        return
     store = open_configured_store(Settings())
     task = store.get(task_id)
     if task is None:
@@ -195,11 +210,17 @@ def tasks_show(task_id: str) -> None:
 
 
 @tasks_app.command("cancel")
-def tasks_cancel(task_id: str) -> None:
+def tasks_cancel(task_id: str, server: remote.Server = None, api_key: remote.ApiKey = None) -> None:
     """Cancel a task: pending ones at once, running ones at their worker's next check.
 
     Example: ocrqueue tasks cancel 01a2269d-108c-73d7-8d61-d464655ea577
     """
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            cancelled = _remote(lambda: client.cancel(task_id))
+        requested = " (cancel requested)" if cancelled.data.get("cancel_requested") else ""
+        console.print(f"{cancelled.id}: {cancelled.status}{requested}")
+        return
     with open_configured_store(Settings()) as store:
         task = store.cancel(task_id)
     if task is None:
@@ -209,11 +230,16 @@ def tasks_cancel(task_id: str) -> None:
 
 
 @tasks_app.command("retry")
-def tasks_retry(task_id: str) -> None:
+def tasks_retry(task_id: str, server: remote.Server = None, api_key: remote.ApiKey = None) -> None:
     """Move a dead-lettered task back to pending with fresh attempts.
 
     Example: ocrqueue tasks retry 01a2269d-108c-73d7-8d61-d464655ea577
     """
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            retried = _remote(lambda: client.retry(task_id))
+        console.print(f"{retried.id}: {retried.status}")
+        return
     with open_configured_store(Settings()) as store:
         task = store.requeue(task_id)
     if task is None:
@@ -227,6 +253,8 @@ def tasks_result(
     task_id: str,
     format: Annotated[str, typer.Option("--format", "-f", help="markdown (md), json or pdf.")] = "markdown",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
 ) -> None:
     """Print (or save) a completed OCR task's Markdown, JSON or searchable PDF.
 
@@ -239,6 +267,10 @@ def tasks_result(
     if format == "pdf" and output is None:
         console.print("[red]a PDF needs --output FILE[/red]")
         raise typer.Exit(2)
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            _remote(lambda: remote.tasks_result(client, task_id, cast(ResultFormat, format), output))
+        return
     settings = Settings()
     with open_configured_store(settings) as store:
         task = store.get(task_id)
@@ -262,11 +294,20 @@ def tasks_result(
 
 
 @tasks_app.command("wait")
-def tasks_wait(task_id: str, timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 600.0) -> None:
+def tasks_wait(
+    task_id: str,
+    timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 600.0,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
+) -> None:
     """Wait until a task reaches a terminal state; exit 0 only if it completed.
 
     Example: ocrqueue tasks wait 01a2269d-108c-73d7-8d61-d464655ea577 --timeout 60
     """
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            code = _remote(lambda: remote.tasks_wait(client, task_id, timeout))
+        raise typer.Exit(code)
     store = open_configured_store(Settings())
     follower = TaskFollower(store)
     try:
@@ -282,6 +323,14 @@ def tasks_wait(task_id: str, timeout: Annotated[float, typer.Option(help="Second
     console.print(f"{task.id}: {task.status} {task.error_message or ''}")
     if task.status is not TaskStatus.COMPLETED:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _remote(call: Callable[[], T]) -> T:
+    """Run a request to the server, turning its failure into a message and an exit code."""
+    try:
+        return call()
+    except (ClientError, httpx.HTTPError) as exc:
+        raise remote.fail(exc) from exc
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ocrqueue.cli import remote
 from ocrqueue.cli.runtime import open_configured_store, open_storage
 from ocrqueue.documents import DocumentError, ProcessOptions, assemble, keep_page_buffers, open_document, process_page
 from ocrqueue.documents.searchable_pdf import write_searchable_pdf
@@ -121,12 +122,47 @@ def submit(
     dpi: Dpi = None,
     priority: Annotated[int, typer.Option(help="Higher runs first.")] = 0,
     force: Annotated[bool, typer.Option(help="Run again even if the same file and options were submitted.")] = False,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", file_okay=False, help="With --server: wait, then write results here."),
+    ] = None,
+    formats: Annotated[
+        list[str] | None, typer.Option("--format", "-f", help="With --output: md, json or pdf; repeatable [md].")
+    ] = None,
+    callback_url: Annotated[
+        str | None, typer.Option(help="With --server: POSTed a signed JSON body when each task ends.")
+    ] = None,
 ) -> None:
-    """Queue files for OCR on the configured database and storage (workers anywhere pick them up).
+    """Queue files for OCR: on a server over HTTP (--server, no database or storage needed), or
+    directly on the configured database and storage (workers anywhere pick them up).
 
-    Example: ocrqueue submit contract.pdf --lang eng --wait
+    Examples: ocrqueue submit contract.pdf --lang eng --wait |
+    ocrqueue submit scan.pdf --server http://ocr:8000 --api-key oq_… -o out/ -f md -f pdf
     """
     settings = Settings()
+    client = remote.remote_client(server, api_key)
+    if client is not None:
+        with client:
+            code = remote.submit_remote(
+                client,
+                files,
+                wait=wait,
+                output=output,
+                formats=sorted(_formats(formats or ["md"])),  # type: ignore[arg-type]
+                mode=mode,
+                engine=engine,
+                languages=languages,
+                dpi=dpi,
+                priority=priority,
+                force=force,
+                callback_url=callback_url,
+            )
+        raise typer.Exit(code)
+    if output is not None or callback_url is not None:
+        console.print("[red]--output and --callback-url need --server (or use `ocrqueue tasks result`)[/red]")
+        raise typer.Exit(2)
     options = _options(settings, mode, engine, languages, dpi)
     store = open_configured_store(settings)
     storage = open_storage(settings)
