@@ -11,8 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from data.generate import born_digital_pdf
+from data.generate import PdfBuilder, born_digital_pdf, encode, text_page
 from support.service import Service, running_service
+from support.vlm_standin import running_standin
 from support.waiting import wait_for
 
 from ocrqueue.queue import Store
@@ -135,6 +136,60 @@ def test_a_cancelled_task_is_reported_with_its_status(service: Service, receiver
     (request,) = wait_for(receiver.answered_ok, timeout=60, what="the cancelled task's webhook")
     body = json.loads(request.body)
     assert body["type"] == "task.cancelled" and body["data"]["result"] is None
+
+
+def test_a_dead_lettered_task_is_reported_with_its_reason_and_a_dead_receiver_dead_letters_the_delivery(
+    db_url: str, store: Store, tmp_path: Path, receiver: Receiver
+) -> None:
+    receiver.script = [503, 503]
+    settings = {"webhook_allow_private_networks": True, "webhook_max_attempts": 2}
+    with running_service(db_url, store, tmp_path, **settings) as service, service.client() as client:
+        locked = PdfBuilder()
+        locked.add_page([PdfBuilder.text(72, 72, 12, "secret")])
+        response = client.post(
+            "/api/v1/tasks",
+            files={"file": ("locked.pdf", locked.build(encrypt=True), "application/pdf")},
+            data={"callback_url": receiver.url},
+        )
+        task = response.json()
+        service.start_worker()
+        service.wait_status(task["id"], "dead_letter")
+        shown = wait_for(
+            lambda: (
+                (body := client.get(f"/api/v1/tasks/{task['id']}").json())["webhooks"][0]["delivery_status"]
+                == "dead_letter"
+                and body
+            ),
+            timeout=60,
+            what="the delivery to dead-letter after its two attempts",
+        )
+        delivery = client.get(f"/api/v1/tasks/{shown['webhooks'][0]['delivery_task_id']}").json()
+    assert delivery["attempts"] == 2 and "503" in delivery["error"]["message"]
+    assert [r.answered for r in receiver.requests] == [503, 503]
+    body = json.loads(receiver.requests[0].body)
+    assert body["type"] == "task.dead_letter" and body["data"]["result"] is None
+    assert body["data"]["error"]["kind"] == "permanent" and "encrypt" in body["data"]["error"]["message"]
+
+
+def test_a_vision_task_calls_back_too(db_url: str, store: Store, tmp_path: Path, receiver: Receiver) -> None:
+    with (
+        running_standin() as standin,
+        running_service(
+            db_url, store, tmp_path, webhook_allow_private_networks=True, vlm_base_url=standin.base_url
+        ) as service,
+        service.client() as client,
+    ):
+        response = client.post(
+            "/api/v1/vision",
+            files={"file": ("receipt.png", encode(text_page(["Total 88.50"], cjk=False), "PNG"), "image/png")},
+            data={"question": "What is the total?", "callback_url": receiver.url},
+        )
+        assert response.status_code == 202, response.text
+        service.start_worker()
+        (request,) = wait_for(receiver.answered_ok, timeout=60, what="the vision task's webhook")
+    body = json.loads(request.body)
+    assert body["data"]["kind"] == "vision" and body["data"]["status"] == "completed"
+    assert body["data"]["result"] == {"task": f"/api/v1/tasks/{response.json()['id']}"}
 
 
 def test_a_callback_url_that_can_never_be_called_is_refused_at_submit(service: Service) -> None:
