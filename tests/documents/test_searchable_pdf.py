@@ -11,7 +11,7 @@ from pathlib import Path
 import pikepdf
 import pypdfium2 as pdfium
 import pytest
-from data.generate import ENGLISH, scanned_pdf, text_page
+from data.generate import ENGLISH, PdfBuilder, scanned, scanned_pdf, text_page
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageStat
@@ -22,6 +22,7 @@ from ocrqueue.documents import DocumentResult, PageResult, ProcessOptions, open_
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.glyphless import encode_text
 from ocrqueue.documents.model import Block, Line, Word
+from ocrqueue.documents.pdfframe import PageFrame
 from ocrqueue.documents.searchable_pdf import write_searchable_pdf
 from ocrqueue.documents.textlayer_spans import page_lines
 
@@ -53,6 +54,13 @@ def recognised(page: PageResult) -> str:
     for block in page.blocks:
         parts.extend([line.text for line in block.lines] if block.lines else [block.text])
     return normalised(" ".join(parts))
+
+
+def expected(data: bytes, number: int, page: PageResult) -> str:
+    """What the searchable page should give back: the source page's own text, if any (e.g. a scan's
+    page number, kept as it was), then ours."""
+    own = char_boxes(pdfium.PdfDocument(data)[number])[0] if data.startswith(b"%PDF") else ""
+    return normalised(own + " " + recognised(page))
 
 
 def searchable(data: bytes, result: DocumentResult) -> bytes:
@@ -89,14 +97,18 @@ def test_text_comes_back_on_the_boxes_and_qpdf_accepts_it(samples: Samples, name
         page = document[number]
         assert page.get_size() == pytest.approx((page_result.width, page_result.height), abs=0.01)
         text, boxes = char_boxes(page)
-        assert normalised(text) == recognised(page_result)
+        assert normalised(text) == expected(data, number, page_result)
         assert recognised(page_result), f"{name}: nothing recognised on page {number + 1}"
         _assert_spans_on_their_boxes(page_result, text, boxes)
 
 
-def _assert_spans_on_their_boxes(page: PageResult, text: str, boxes: list[tuple[float, float, float, float]]) -> None:
+def _assert_spans_on_their_boxes(
+    page: PageResult, text: str, boxes: list[tuple[float, float, float, float]], rotation: int = 0
+) -> None:
     """Each span's characters, found in reading order in the extracted text, cover its box (PDFium
-    gives char boxes as the reader sees the page, origin bottom-left, whatever its /Rotate)."""
+    gives char boxes in the unrotated page's space: they are turned as the reader sees the page)."""
+    user_width, user_height = (page.height, page.width) if rotation in (90, 270) else (page.width, page.height)
+    frame = PageFrame(BBox(0, 0, user_width, user_height), rotation)
     cursor = 0
     checked = 0
     for line in page_lines(page):
@@ -106,13 +118,11 @@ def _assert_spans_on_their_boxes(page: PageResult, text: str, boxes: list[tuple[
             found = text.find(span.text, cursor)
             assert found >= 0, f"{span.text!r} not found after position {cursor}"
             cursor = found + len(span.text)
-            chars = boxes[found:cursor]
-            left, right = min(b[0] for b in chars), max(b[2] for b in chars)
-            bottom, top = min(b[1] for b in chars), max(b[3] for b in chars)
-            assert left == pytest.approx(span.box.x0, abs=BOX_TOLERANCE), span
-            assert right == pytest.approx(span.box.x1, abs=BOX_TOLERANCE), span
-            assert page.height - top == pytest.approx(span.line_box.y0, abs=BOX_TOLERANCE), span
-            assert page.height - bottom == pytest.approx(span.line_box.y1, abs=BOX_TOLERANCE), span
+            shown = [frame.box(*b) for b in boxes[found:cursor]]
+            assert min(b.x0 for b in shown) == pytest.approx(span.box.x0, abs=BOX_TOLERANCE), span
+            assert max(b.x1 for b in shown) == pytest.approx(span.box.x1, abs=BOX_TOLERANCE), span
+            assert min(b.y0 for b in shown) == pytest.approx(span.line_box.y0, abs=BOX_TOLERANCE), span
+            assert max(b.y1 for b in shown) == pytest.approx(span.line_box.y1, abs=BOX_TOLERANCE), span
             checked += 1
     assert checked > 0
 
@@ -135,6 +145,25 @@ def test_born_digital_pages_are_copied_unchanged_without_a_second_layer(samples:
         assert char_boxes(produced[number]) == char_boxes(original[number])
     with pikepdf.open(io.BytesIO(pdf)) as written:
         assert b" 3 Tr" not in written.pages[0].Contents.read_bytes()
+
+
+def test_a_scan_keeps_its_own_text_and_our_words_are_not_laid_over_it(tmp_path: Path) -> None:
+    """A scanned page with a stamp that is real text: the page is kept as it is (same image, no
+    re-encoding), the stamp stays its own text, and our reading of the stamp is not added again."""
+    stamp = "APPROVED"
+    pdf = PdfBuilder()
+    pdf.add_page([PdfBuilder.text(380, 760, 28, stamp)], jpeg=scanned(text_page(ENGLISH, cjk=False), seed=3))
+    data = pdf.build()
+    result = run(data, languages=("eng",))
+    assert stamp in recognised(result.pages[0])  # OCR read the stamp too
+    produced = searchable(data, result)
+    qpdf_check(produced, tmp_path)
+    text = normalised(char_boxes(pdfium.PdfDocument(produced)[0])[0])
+    assert text.count(stamp) == 1 and ENGLISH[0] in text
+    with pikepdf.open(io.BytesIO(data)) as before, pikepdf.open(io.BytesIO(produced)) as after:
+        (image_before,) = before.pages[0].Resources.XObject.values()
+        (image_after,) = after.pages[0].Resources.XObject.values()
+        assert image_after.read_raw_bytes() == image_before.read_raw_bytes()
 
 
 def test_a_broken_text_layer_is_replaced_not_doubled(samples: Samples) -> None:
@@ -161,8 +190,9 @@ def test_text_lands_on_the_words_of_a_rotated_scanned_page(rotation: int) -> Non
     assert ENGLISH[0] in recognised(result.pages[0])
     pdf = pdfium.PdfDocument(searchable(data, result))
     text, boxes = char_boxes(pdf[0])
-    assert normalised(text) == recognised(result.pages[0])
-    _assert_spans_on_their_boxes(result.pages[0], text, boxes)
+    assert normalised(text) == expected(data, 0, result.pages[0])
+    assert pdf[0].get_rotation() == rotation  # the original page, kept
+    _assert_spans_on_their_boxes(result.pages[0], text, boxes, rotation)
 
 
 def test_resources_inherited_from_the_page_tree_are_kept(samples: Samples) -> None:
@@ -176,7 +206,7 @@ def test_resources_inherited_from_the_page_tree_are_kept(samples: Samples) -> No
     data = buffer.getvalue()
     result = run(data, languages=("eng",))
     produced = pdfium.PdfDocument(searchable(data, result))
-    assert normalised(char_boxes(produced[0])[0]) == recognised(result.pages[0])
+    assert normalised(char_boxes(produced[0])[0]) == expected(data, 0, result.pages[0])
     original = pdfium.PdfDocument(data)[0].render(scale=0.25).to_pil().convert("L")
     rendered = produced[0].render(scale=0.25).to_pil().convert("L")
     # The scan looks as before (PDFium resamples a few edge pixels differently) and no text shows.

@@ -2,9 +2,11 @@
 
 - A page whose own text layer was used is copied unchanged (its text is already selectable; adding
   ours would double every word).
-- A PDF page that was OCR'd and carries no text is copied with the invisible text drawn over it.
-- A PDF page that was OCR'd although it has text (a broken layer) is replaced by its rendering at the
-  OCR resolution plus our text, so copy and search do not return its garbage next to our words.
+- A PDF page that was OCR'd is copied with the invisible text drawn over it, leaving out our words
+  where the page already has text (a stamped page number on a scan stays the page's own, once).
+- A PDF page that was OCR'd although its own text covers most of our words (a broken layer:
+  mojibake, or text hidden under a scan) is replaced by its rendering at the OCR resolution plus our
+  text, so copy and search do not return its garbage next to our words.
 - An image (each frame of a TIFF) becomes a page of its own size showing it; a JPEG is embedded
   as it came, other images losslessly.
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 import io
 import tempfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import BinaryIO
@@ -29,6 +31,7 @@ from pikepdf import Dictionary, Name, Pdf
 from PIL import Image
 
 from ocrqueue.documents.document import Document, open_document
+from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.glyphless import (
     ADVANCE,
     FONT_NAME,
@@ -50,6 +53,9 @@ _BATCH_BYTES = 32 << 20
 _FONT_RESOURCE = Name("/OQGlyphLess")
 _IMAGE_RESOURCE = Name("/OQPage")
 _EXIF_ORIENTATION = 0x0112
+_MAX_COVERED_SHARE = 0.5
+"""Above this share of our words on the page's own text, its layer is taken as broken (see above)."""
+_OWN_TEXT_OVERLAP = 0.3
 
 
 def write_searchable_pdf(
@@ -116,22 +122,25 @@ class _Batch:
     def add(self, page: PageInput, result: PageResult, source: Pdf | None, document: Document, data: bytes) -> None:
         if source is not None and result.source == TEXT_LAYER_SOURCE:
             self.pdf.pages.append(source.pages[page.index])
-        elif source is not None and isinstance(page, PdfPage) and not _has_text(page):
-            self._overlay(source, page, result)
-        else:
-            self._image_page(page, result, document, data)
+            return
+        if source is not None and isinstance(page, PdfPage):
+            own = _text_boxes(page)
+            if not own or covered_share(result, own) <= _MAX_COVERED_SHARE:
+                self._overlay(source, page, result, own)
+                return
+        self._image_page(page, result, document, data)
 
     def font(self) -> pikepdf.Object:
         if self._font is None:
             self._font = _type0_font(self.pdf)
         return self._font
 
-    def _overlay(self, source: Pdf, page: PdfPage, result: PageResult) -> None:
+    def _overlay(self, source: Pdf, page: PdfPage, result: PageResult, own_text: Sequence[BBox]) -> None:
         self.pdf.pages.append(source.pages[page.index])
         copied = self.pdf.pages[-1]
         _inherit_resources(copied)
         font = copied.add_resource(self.font(), Name.Font, prefix="OQ")
-        layer = page.frame.to_user_space_operator() + text_layer_operators(result, font)
+        layer = page.frame.to_user_space_operator() + text_layer_operators(result, font, own_text)
         copied.contents_add(pikepdf.Stream(self.pdf, b"q\n"), prepend=True)
         copied.contents_add(pikepdf.Stream(self.pdf, b"Q\nq\n" + layer + b"Q\n"), prepend=False)
 
@@ -155,17 +164,40 @@ class _Batch:
         self.pdf.pages.append(pikepdf.Page(page_dict))
 
 
-def text_layer_operators(result: PageResult, font: Name) -> bytes:
+def text_layer_operators(result: PageResult, font: Name, skip: Sequence[BBox] = ()) -> bytes:
     """Content-stream operators drawing the page's text invisibly, in a space of points with the
-    origin at the bottom-left corner of the page as displayed."""
-    lines = list(page_lines(result))
-    if not lines:
+    origin at the bottom-left corner of the page as displayed; words on the `skip` boxes (text the
+    page has itself) are left out, and so are the separators next to them."""
+    parts: list[str] = []
+    for line in page_lines(result):
+        kept = [span for span in line if not _on_own_text(span, skip)]
+        while kept and kept[0].text.isspace():
+            kept.pop(0)
+        while kept and kept[-1].text.isspace():
+            kept.pop()
+        parts.extend(_span_operators(span, font, result.height) for span in kept)
+    if not parts:
         return b""
-    parts = ["BT 3 Tr"]
-    for line in lines:
-        parts.extend(_span_operators(span, font, result.height) for span in line)
-    parts.append("ET\n")
-    return "\n".join(parts).encode("ascii")
+    return "\n".join(["BT 3 Tr", *parts, "ET\n"]).encode("ascii")
+
+
+def covered_share(result: PageResult, own_text: Sequence[BBox]) -> float:
+    """The share of our words that lie on text the page already has."""
+    words = [span for line in page_lines(result) for span in line if not span.text.isspace()]
+    if not words:
+        return 0.0
+    return sum(1 for span in words if _on_own_text(span, own_text)) / len(words)
+
+
+def _on_own_text(span: Span, own_text: Sequence[BBox]) -> bool:
+    if span.text.isspace() or not own_text:
+        return False
+    area = max(span.box.area, 1e-6)
+    return any(_overlap(span.box, box) > _OWN_TEXT_OVERLAP * area for box in own_text)
+
+
+def _overlap(a: BBox, b: BBox) -> float:
+    return max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0)) * max(0.0, min(a.y1, b.y1) - max(a.y0, b.y0))
 
 
 def _span_operators(span: Span, font: Name, page_height: float) -> str:
@@ -228,9 +260,10 @@ def _type0_font(pdf: Pdf) -> pikepdf.Object:
     )
 
 
-def _has_text(page: PdfPage) -> bool:
+def _text_boxes(page: PdfPage) -> list[BBox]:
+    """The boxes of the text the page carries itself (its lines, as displayed)."""
     layer = page.text_layer()
-    return layer is not None and layer.char_count > 0
+    return [] if layer is None else [line.bbox for line in layer.lines if line.text.strip()]
 
 
 def _inherit_resources(page: pikepdf.Page) -> None:
