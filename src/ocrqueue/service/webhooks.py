@@ -34,7 +34,7 @@ WEBHOOK_KIND = "webhook"
 LOCAL_OWNER = "local"
 _RECHECK_DEAD_LETTER_SECONDS = 60.0
 _RECHECK_MIN_SECONDS = 0.5
-_RECHECK_MAX_SECONDS = 30.0
+_RECHECK_MAX_SECONDS = 5.0
 
 log = logging.getLogger("ocrqueue.webhooks")
 
