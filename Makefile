@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 BOOTSTRAP_PYTHON ?= python3
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint typecheck check chaos bench bench-queue bench-ocr venv system-deps-serve system-deps-test lock clean
+.PHONY: serve test lint typecheck imports check chaos bench bench-queue bench-ocr venv system-deps-serve system-deps-test lock clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(BOOTSTRAP_PYTHON) -m venv $(VENV)
@@ -37,7 +37,11 @@ lint: venv
 typecheck: venv
 	$(VENV)/bin/mypy
 
-check: lint typecheck
+## imports: the layer contracts in pyproject.toml (api and cli only adapt the service; queue and documents stand alone)
+imports: venv
+	$(VENV)/bin/lint-imports
+
+check: lint typecheck imports
 
 ## chaos: the long chaos runs (300+ documents on PostgreSQL, then SQLite) with their summary tables (docs/chaos.md)
 chaos: venv

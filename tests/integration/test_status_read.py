@@ -28,6 +28,9 @@ from ocrqueue.api.events import TaskWatch, Update
 from ocrqueue.api.routes.tasks import EVENT_LIMIT
 from ocrqueue.queue import Store, Task, TaskSpec
 from ocrqueue.queue.models import EventType
+from ocrqueue.service import Tasks, TaskView
+from ocrqueue.settings import Settings
+from ocrqueue.storage import LocalStorage
 
 # The one method each driver sends a read statement through.
 _EXECUTOR = {"sqlite": "_read", "postgresql": "_fetch"}
@@ -107,7 +110,7 @@ def test_a_short_history_is_complete_and_not_truncated(service: Service) -> None
     assert listed["events"] is None and listed["events_truncated"] is None
 
 
-def test_event_streams_share_one_read_per_poll(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_event_streams_share_one_read_per_poll(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first, second = (store.submit(TaskSpec("noop")).task.id for _ in range(2))
     gone = "01a2272f-0000-7000-8000-000000000000"
     reads: list[list[str]] = []
@@ -120,16 +123,16 @@ def test_event_streams_share_one_read_per_poll(store: Store, monkeypatch: pytest
     monkeypatch.setattr(store, "get_many", spy)
 
     async def follow_three() -> list[Update]:
-        watch = TaskWatch(store, interval=0)
+        watch = TaskWatch(_tasks(store, tmp_path), interval=0)
         async with watch.follow(first) as a, watch.follow(second) as b, watch.follow(gone) as c:
             return [await a.get(), await b.get(), await c.get()]
 
     updates = _run(follow_three())
     assert reads[0] == sorted([first, second, gone])
-    assert [u.id if isinstance(u, Task) else u for u in updates] == [first, second, None]
+    assert [u.id if isinstance(u, TaskView) else u for u in updates] == [first, second, None]
 
 
-def test_a_failed_poll_reaches_every_stream(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_poll_reaches_every_stream(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     task_id = store.submit(TaskSpec("noop")).task.id
 
     def unreachable(task_ids: Sequence[str]) -> list[Task]:
@@ -138,10 +141,15 @@ def test_a_failed_poll_reaches_every_stream(store: Store, monkeypatch: pytest.Mo
     monkeypatch.setattr(store, "get_many", unreachable)
 
     async def follow() -> Update:
-        async with TaskWatch(store, interval=0).follow(task_id) as updates:
+        async with TaskWatch(_tasks(store, tmp_path), interval=0).follow(task_id) as updates:
             return await updates.get()
 
     assert isinstance(_run(follow()), ConnectionError)
+
+
+def _tasks(store: Store, data_dir: Path) -> Tasks:
+    settings = Settings(data_dir=data_dir, _env_file=None)  # type: ignore[call-arg]
+    return Tasks(store, LocalStorage(settings.resolved_storage_dir), settings)
 
 
 def _run(coroutine: Coroutine[Any, Any, T]) -> T:

@@ -15,6 +15,7 @@ from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.queue import QueueConfig, Store, Worker
 from ocrqueue.queue.metrics import QueueMetrics
+from ocrqueue.service import Tasks
 from ocrqueue.service.apikeys import ApiKeys
 from ocrqueue.service.kinds import build_registry
 from ocrqueue.settings import Settings
@@ -68,7 +69,7 @@ def running_service(db_url: str, store: Store, data_dir: Path, **settings: Any) 
     config = Settings(database_url=db_url, data_dir=data_dir, _env_file=None, **chosen)  # type: ignore[call-arg]
     storage = LocalStorage(config.resolved_storage_dir)
     keys = ApiKeys(db_url)
-    context = ApiContext(config, store, storage, keys, RateLimiter(config.submit_rate_per_minute))
+    context = ApiContext(config, Tasks(store, storage, config), keys, RateLimiter(config.submit_rate_per_minute))
     service = Service("", store, storage, keys, config, context)
     try:
         with serving(create_app(context)) as url:

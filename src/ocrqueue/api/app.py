@@ -50,7 +50,7 @@ def create_app(context: ApiContext) -> FastAPI:
         '{"error": {"code": "...", "message": "...", "field": "..."}}.',
     )
     app.state.context = context
-    app.state.task_watch = TaskWatch(context.store)
+    app.state.task_watch = TaskWatch(context.tasks)
     configure_vlm(context.settings.vlm_config())  # the `vlm` engine is then a valid choice on submit
     install_error_handlers(app)
     app.include_router(tasks.router)

@@ -11,12 +11,12 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
 from ocrqueue.api.schemas import task_out
-from ocrqueue.queue import Store, Task
+from ocrqueue.service import Tasks, TaskView
 
 POLL_SECONDS = 0.5
 KEEPALIVE_SECONDS = 15.0
 
-Update = Task | None | Exception
+Update = TaskView | None | Exception
 """What a follower is handed each poll: its task, None once deleted, or the error the read raised."""
 
 
@@ -25,8 +25,8 @@ class TaskWatch:
     each stream its row: fifty streams cost one query and one threadpool trip per poll, not fifty,
     which keeps the API's event loop and database pool free for status reads."""
 
-    def __init__(self, store: Store, interval: float = POLL_SECONDS) -> None:
-        self._store = store
+    def __init__(self, tasks: Tasks, interval: float = POLL_SECONDS) -> None:
+        self._tasks = tasks
         self._interval = interval
         self._followers: dict[str, set[asyncio.Queue[Update]]] = {}
         self._poller: asyncio.Task[None] | None = None
@@ -52,7 +52,7 @@ class TaskWatch:
             ids = list(self._followers)
             found: dict[str, Update]
             try:
-                found = {task.id: task for task in await run_in_threadpool(self._store.get_many, ids)}
+                found = {task.id: task for task in await run_in_threadpool(self._tasks.get_many, ids)}
             except Exception as exc:  # each stream fails as its own read would have
                 found = dict.fromkeys(ids, exc)
             for task_id in ids:
@@ -62,12 +62,12 @@ class TaskWatch:
                     updates.put_nowait(found.get(task_id))
 
 
-def _frame(event: str, task: Task) -> str:
+def _frame(event: str, task: TaskView) -> str:
     data = json.dumps(task_out(task).model_dump(mode="json", by_alias=True))
     return f"event: {event}\ndata: {data}\n\n"
 
 
-async def task_event_stream(request: Request, watch: TaskWatch, task: Task) -> AsyncIterator[str]:
+async def task_event_stream(request: Request, watch: TaskWatch, task: TaskView) -> AsyncIterator[str]:
     """Sends the task, then again only when it changed, so a quiet task costs nothing."""
     yield "retry: 2000\n\n"
     yield _frame("task", task)
@@ -99,19 +99,19 @@ LIST_POLL_SECONDS = 1.0
 LIST_WINDOW = 100
 
 
-async def tasks_event_stream(request: Request, store: Store, tenant: str | None) -> AsyncIterator[str]:
+async def tasks_event_stream(request: Request, tasks: Tasks, tenant: str | None) -> AsyncIterator[str]:
     """The caller's newest tasks: a `task` event whenever one appears or changes, `deleted` when one goes."""
     yield "retry: 2000\n\n"
     seen: dict[str, object] = {}
     idle = 0.0
     while not await request.is_disconnected():
-        page = await run_in_threadpool(store.list_tasks, tenant=tenant, limit=LIST_WINDOW)
+        page = await run_in_threadpool(lambda: tasks.list(tenant=tenant, limit=LIST_WINDOW))
         current = {task.id: task for task in page.tasks}
         changed = [task for task in reversed(page.tasks) if seen.get(task.id) != task.updated_at]
         for task in changed:
             yield _frame("task", task)
         for gone in [task_id for task_id in seen if task_id not in current]:
-            if await run_in_threadpool(store.get, gone) is None:
+            if await run_in_threadpool(tasks.find, gone) is None:
                 yield f"event: deleted\ndata: {json.dumps({'id': gone})}\n\n"
         seen = {task_id: task.updated_at for task_id, task in current.items()}
         idle = 0.0 if changed else idle + LIST_POLL_SECONDS

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from ocrqueue.cli.runtime import open_configured_store, open_storage
-from ocrqueue.documents import DocumentError, ProcessOptions, assemble, keep_page_buffers, open_document, process_page
-from ocrqueue.queue import TaskStatus
-from ocrqueue.service.submission import Submission, submit_document
+from ocrqueue.service import InvalidInput, ProcessOptions, ServiceError, Submission, Tasks, TaskStatus, ocr_options
+from ocrqueue.service.convert import convert_document
+from ocrqueue.service.runtime import keep_page_buffers, open_tasks
 from ocrqueue.settings import Settings
-from ocrqueue.storage import TooLargeUploadError
 
 console = Console()
 EXIT_FAILED = 1
@@ -33,15 +33,14 @@ def _options(
     settings: Settings, mode: str, engine: str | None, languages: list[str] | None, dpi: int | None
 ) -> ProcessOptions:
     try:
-        return ProcessOptions(
-            mode=mode,  # type: ignore[arg-type]
-            engine=engine or settings.default_engine,
-            languages=tuple(languages or settings.default_languages),
-            dpi=dpi or settings.render_dpi,
-        )
-    except DocumentError as exc:
-        console.print(f"[red]{exc}[/red]")
+        return ocr_options(settings, mode=mode, engine=engine, languages=languages, dpi=dpi)
+    except InvalidInput as exc:
+        console.print(f"[red]{exc.message}[/red]")
         raise typer.Exit(2) from exc
+
+
+def _set_total(progress: Progress, bar: TaskID, total: int) -> None:
+    progress.update(bar, total=total)
 
 
 def _progress() -> Progress:
@@ -70,21 +69,21 @@ def convert(
         for path in files:
             bar = progress.add_task(path.name, total=None)
             try:
-                with open_document(path.read_bytes(), settings.document_limits()) as document:
-                    progress.update(bar, total=document.meta.page_count)
-                    pages = []
-                    for page in document.pages():
-                        pages.append(process_page(page, options))
-                        progress.advance(bar)
-                    result = assemble(document.meta, pages)
-            except DocumentError as exc:
+                result = convert_document(
+                    path.read_bytes(),
+                    options,
+                    settings.document_limits(),
+                    on_opened=functools.partial(_set_total, progress, bar),
+                    on_page=functools.partial(progress.advance, bar),
+                )
+            except InvalidInput as exc:
                 progress.update(bar, description=f"[red]{path.name}: {exc}[/red]")
                 failed += 1
                 continue
             target = output / path.stem
             target.mkdir(parents=True, exist_ok=True)
-            (target / f"{path.stem}.md").write_text(result.to_markdown(), encoding="utf-8")
-            (target / f"{path.stem}.json").write_text(result.to_json(indent=2), encoding="utf-8")
+            (target / f"{path.stem}.md").write_text(result.markdown, encoding="utf-8")
+            (target / f"{path.stem}.json").write_text(result.json, encoding="utf-8")
             for name, data in result.images.items():
                 (target / name).write_bytes(data)
     if failed:
@@ -107,33 +106,39 @@ def submit(
     """
     settings = Settings()
     options = _options(settings, mode, engine, languages, dpi)
-    store = open_configured_store(settings)
-    storage = open_storage(settings)
+    with open_tasks(settings) as tasks:
+        task_ids = _queue(tasks, files, Submission("", options, priority=priority, force=force))
+        failures = len(files) - len(task_ids)
+        if wait:
+            failures += _follow(tasks, task_ids)
+    if failures:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _queue(tasks: Tasks, files: list[Path], submission: Submission) -> dict[str, str]:
+    """Submit each file; the new (or existing) tasks' ids and file names."""
     task_ids: dict[str, str] = {}
     for path in files:
         with path.open("rb") as stream:
             try:
-                result = submit_document(
-                    store,
-                    storage,
-                    stream,
-                    Submission(path.name, options, priority=priority, force=force),
-                    settings.max_upload_bytes,
-                )
-            except TooLargeUploadError as exc:
-                console.print(f"[red]{path.name}: {exc}[/red]")
+                result = tasks.submit_document(stream, dataclasses.replace(submission, filename=path.name))
+            except ServiceError as exc:
+                console.print(f"[red]{path.name}: {exc.message}[/red]")
                 continue
         task_ids[result.task.id] = path.name
         console.print(f"{result.task.id} {path.name} {'queued' if result.created else 'already ' + result.task.status}")
-    if not wait:
-        raise typer.Exit(0 if len(task_ids) == len(files) else EXIT_FAILED)
-    failures = len(files) - len(task_ids)
+    return task_ids
+
+
+def _follow(tasks: Tasks, task_ids: dict[str, str]) -> int:
+    """Show progress until every task finished; how many did not complete."""
+    failures = 0
     with _progress() as progress:
         bars = {task_id: progress.add_task(name, total=None) for task_id, name in task_ids.items()}
         remaining = set(task_ids)
         while remaining:
             for task_id in sorted(remaining):
-                task = store.get(task_id)
+                task = tasks.find(task_id)
                 if task is None:
                     remaining.discard(task_id)
                     failures += 1
@@ -146,5 +151,4 @@ def submit(
                         name = task_ids[task_id]
                         progress.update(bars[task_id], description=f"[red]{name}: {task.status} {task.error_message}")
             time.sleep(0.3)
-    if failures:
-        raise typer.Exit(EXIT_FAILED)
+    return failures

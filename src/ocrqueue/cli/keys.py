@@ -8,8 +8,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ocrqueue.cli.runtime import prepare_database
 from ocrqueue.service.apikeys import ApiKeys
+from ocrqueue.service.runtime import prepare_database
 from ocrqueue.settings import Settings
 
 keys_app = typer.Typer(help="API keys: once one exists, every API call needs one.", no_args_is_help=True)

@@ -207,8 +207,14 @@ class Store(abc.ABC):
         """Take back tasks whose lease expired; the expiry counts as a failed attempt."""
 
     @abc.abstractmethod
+    def prune_tasks(self, older_than_seconds: float, limit: int = 10_000) -> list[Task]:
+        """Delete up to `limit` finished tasks (and their history) that finished before the cut-off,
+        and return them as they were: whoever keeps files for tasks outside the database (uploads,
+        results) learns which to remove. Call again until it returns nothing."""
+
     def prune(self, older_than_seconds: float, limit: int = 10_000) -> int:
-        """Delete finished tasks (and their history) that finished before the cut-off."""
+        """`prune_tasks`, counting the tasks it deleted."""
+        return len(self.prune_tasks(older_than_seconds, limit))
 
     @abc.abstractmethod
     def register_worker(self, worker_id: str, host: str, pid: int, concurrency: int, kinds: Sequence[str]) -> None: ...

@@ -310,7 +310,7 @@ SELECT id, status, pg_notify('"""
 """
 )
 
-PRUNE = """
+PRUNE = f"""
 WITH gone AS (
     DELETE FROM ocrq_tasks WHERE id IN (
         SELECT id FROM ocrq_tasks
@@ -318,11 +318,11 @@ WITH gone AS (
           AND finished_at < now() - make_interval(secs => %(age)s)
         LIMIT %(limit)s
     )
-    RETURNING id
+    RETURNING {COLS}
 ), history AS (
     DELETE FROM ocrq_events WHERE task_id IN (SELECT id FROM gone)
 )
-SELECT count(*) FROM gone
+SELECT * FROM gone
 """
 
 PRUNE_WORKERS = """

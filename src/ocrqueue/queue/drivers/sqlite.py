@@ -451,15 +451,16 @@ class SQLiteStore(Store):
             self._wake_local()
         return result
 
-    def prune(self, older_than_seconds: float, limit: int = 10_000) -> int:
-        def run() -> int:
+    def prune_tasks(self, older_than_seconds: float, limit: int = 10_000) -> list[Task]:
+        def run() -> list[Task]:
             with self._write() as conn:
                 rows = conn.execute(sql.PRUNABLE, {"age": older_than_seconds, "limit": limit}).fetchall()
-                ids = json.dumps([row[0] for row in rows])
+                tasks = [task_from_row(row) for row in rows]
+                ids = json.dumps([task.id for task in tasks])
                 conn.execute(sql.PRUNE, {"ids": ids})
                 conn.execute(sql.DELETE_EVENTS, {"ids": ids})
                 conn.execute(sql.PRUNE_WORKERS, {"age": older_than_seconds})
-                return len(rows)
+                return tasks
 
         return self._retrying(run, "prune")
 

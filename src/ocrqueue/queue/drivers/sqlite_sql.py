@@ -244,7 +244,7 @@ RETURNING id, status, attempts, lease_token, error_message
 """
 
 PRUNABLE = f"""
-SELECT id FROM ocrq_tasks
+SELECT {COLS} FROM ocrq_tasks
 WHERE status IN ('completed', 'cancelled', 'dead_letter') AND finished_at < {NOW} - :age
 LIMIT :limit
 """
