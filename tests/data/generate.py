@@ -404,8 +404,8 @@ def chinese_pdf() -> bytes:
     return pdf.build()
 
 
-def figure_pdf() -> bytes:
-    """A born-digital page with text, an embedded chart image and its caption."""
+def figure_pdf(pages: int = 1) -> bytes:
+    """Born-digital pages with text, an embedded chart image and its caption."""
     chart = Image.new("L", (600, 400), 255)
     draw = ImageDraw.Draw(chart)
     for k, h in enumerate([200, 300, 150, 350]):
@@ -417,7 +417,8 @@ def figure_pdf() -> bytes:
     ops += [PdfBuilder.text(72, 130 + i * 18, 11, line) for i, line in enumerate(ENGLISH[:3])]
     ops.append(PdfBuilder.text(72, 440, 11, FIGURE_CAPTION))
     ops += [PdfBuilder.text(72, 480 + i * 18, 11, line) for i, line in enumerate(ENGLISH[3:])]
-    pdf.add_page(ops, jpeg=buf.getvalue(), rect=(72, 200, 300, 200))
+    for _ in range(pages):
+        pdf.add_page(ops, jpeg=buf.getvalue(), rect=(72, 200, 300, 200))
     return pdf.build()
 
 
