@@ -49,10 +49,10 @@ EXIT_NOT_FOUND = 3
 
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log debug messages.")]
 Concurrency = Annotated[
-    int | None, typer.Option("--concurrency", "-c", min=1, help="Task slots per worker [default: settings].")
+    int | None, typer.Option("--concurrency", "-c", min=1, help="Task slots per worker.", show_default="settings")
 ]
 Kinds = Annotated[
-    list[str] | None, typer.Option("--kind", "-k", help="Task kind to claim; repeat for several [default: all].")
+    list[str] | None, typer.Option("--kind", "-k", help="Task kind to claim; repeat for several.", show_default="all")
 ]
 
 
@@ -98,7 +98,10 @@ def db_current() -> None:
 
 @db_app.command("prune")
 def db_prune(
-    days: Annotated[float | None, typer.Option(help="Age in days [default: settings.prune_after_days].")] = None,
+    days: Annotated[
+        float | None,
+        typer.Option(help="Age in days (0: every finished task).", show_default="settings.prune_after_days"),
+    ] = None,
 ) -> None:
     """Delete finished tasks (with their history) older than the given age.
 

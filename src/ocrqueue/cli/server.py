@@ -30,10 +30,10 @@ def _is_loopback(host: str) -> bool:
 
 
 def serve(
-    host: Annotated[str | None, typer.Option(help="Listen address [default: settings.host, 127.0.0.1].")] = None,
-    port: Annotated[int | None, typer.Option(help="Listen port [default: settings.port, 8000].")] = None,
+    host: Annotated[str | None, typer.Option(help="Listen address.", show_default="settings.host, 127.0.0.1")] = None,
+    port: Annotated[int | None, typer.Option(help="Listen port.", show_default="settings.port, 8000")] = None,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Embedded task slots [default: the number of CPUs].")
+        int | None, typer.Option(min=1, help="Embedded task slots.", show_default="the number of CPUs")
     ] = None,
     no_workers: Annotated[
         bool, typer.Option("--no-workers", help="API and web page only (workers run elsewhere).")
