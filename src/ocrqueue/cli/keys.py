@@ -29,7 +29,16 @@ def create(
 
     Example: ocrqueue keys create --tenant acme --name "scanner upload"
     """
-    key, token = _keys().create(tenant, name)
+    keys = _keys()
+    first = not keys.auth_required()
+    key, token = keys.create(tenant, name)
+    keys.close()
+    if first:
+        console.print(
+            "[yellow]the first key: from now on every API call needs one (a running `ocrqueue serve` asks "
+            "from its next request); restart serve to listen beyond 127.0.0.1[/yellow]",
+            highlight=False,
+        )
     console.print(f"key {key.id} for tenant {key.tenant}:")
     print(token)
 
