@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ocrqueue.service import EventView, TaskView
+from ocrqueue.service import EventView, TaskView, VisionPayload
 
 
 class Progress(BaseModel):
@@ -65,6 +65,8 @@ class TaskOut(BaseModel):
     """Set with `events`: whether older events exist than those listed."""
     answer: AnswerOut | None = None
     """Set for completed tasks of kind `vision`."""
+    question: str | None = None
+    """Set for tasks of kind `vision`: the question asked about the image."""
 
 
 class TaskListOut(BaseModel):
@@ -114,4 +116,5 @@ def task_out(task: TaskView, events: list[EventView] | None = None, *, events_tr
         else None,
         events_truncated=events_truncated if events is not None else None,
         answer=answer,
+        question=task.payload.question if isinstance(task.payload, VisionPayload) else None,
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -16,6 +15,7 @@ from ocrqueue.cli import documents, server
 from ocrqueue.cli.keys import keys_app
 from ocrqueue.cli.runtime import configure_logging
 from ocrqueue.service import ANY_TENANT, Conflict, NotFound, TaskStatus, TaskView
+from ocrqueue.service.live import Live
 from ocrqueue.service.runtime import (
     keep_page_buffers,
     kind_names,
@@ -254,15 +254,17 @@ def tasks_wait(task_id: str, timeout: Annotated[float, typer.Option(help="Second
 
     Example: ocrqueue tasks wait 01a2269d-108c-73d7-8d61-d464655ea577 --timeout 60
     """
-    with open_tasks(Settings()) as tasks:
-        deadline = time.monotonic() + timeout
-        while (task := tasks.find(task_id)) is not None and not task.status.terminal:
-            if time.monotonic() > deadline:
-                console.print(f"[red]{task_id} still {task.status} after {timeout}s[/red]")
-                raise typer.Exit(EXIT_FAILED)
-            time.sleep(0.2)
+    with open_tasks(Settings()) as tasks:  # closing the store closes its listening connection
+        live = Live(tasks)
+        try:
+            task = live.wait([task_id], timeout)[task_id]
+        finally:
+            live.close()
     if task is None:
         raise typer.Exit(EXIT_NOT_FOUND)
+    if not task.status.terminal:
+        console.print(f"[red]{task_id} still {task.status} after {timeout}s[/red]")
+        raise typer.Exit(EXIT_FAILED)
     console.print(f"{task.id}: {task.status} {task.error_message or ''}")
     if task.status is not TaskStatus.COMPLETED:
         raise typer.Exit(EXIT_FAILED)

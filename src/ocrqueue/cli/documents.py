@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -12,8 +11,18 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from ocrqueue.service import InvalidInput, ProcessOptions, ServiceError, Submission, Tasks, TaskStatus, ocr_options
+from ocrqueue.service import (
+    InvalidInput,
+    ProcessOptions,
+    ServiceError,
+    Submission,
+    Tasks,
+    TaskStatus,
+    TaskView,
+    ocr_options,
+)
 from ocrqueue.service.convert import convert_document
+from ocrqueue.service.live import Live
 from ocrqueue.service.runtime import keep_page_buffers, open_tasks
 from ocrqueue.settings import Settings
 
@@ -132,23 +141,21 @@ def _queue(tasks: Tasks, files: list[Path], submission: Submission) -> dict[str,
 
 def _follow(tasks: Tasks, task_ids: dict[str, str]) -> int:
     """Show progress until every task finished; how many did not complete."""
-    failures = 0
     with _progress() as progress:
         bars = {task_id: progress.add_task(name, total=None) for task_id, name in task_ids.items()}
-        remaining = set(task_ids)
-        while remaining:
-            for task_id in sorted(remaining):
-                task = tasks.find(task_id)
-                if task is None:
-                    remaining.discard(task_id)
-                    failures += 1
-                    continue
-                progress.update(bars[task_id], completed=task.progress_done, total=task.progress_total)
-                if task.status.terminal:
-                    remaining.discard(task_id)
-                    if task.status is not TaskStatus.COMPLETED:
-                        failures += 1
-                        name = task_ids[task_id]
-                        progress.update(bars[task_id], description=f"[red]{name}: {task.status} {task.error_message}")
-            time.sleep(0.3)
-    return failures
+
+        def show(task_id: str, task: TaskView | None) -> None:
+            if task is None:
+                progress.update(bars[task_id], description=f"[red]{task_ids[task_id]}: deleted")
+                return
+            progress.update(bars[task_id], completed=task.progress_done, total=task.progress_total)
+            if task.status.terminal and task.status is not TaskStatus.COMPLETED:
+                description = f"[red]{task_ids[task_id]}: {task.status} {task.error_message}"
+                progress.update(bars[task_id], description=description)
+
+        live = Live(tasks)
+        try:
+            last = live.wait(task_ids, timeout=None, on_update=show)
+        finally:
+            live.close()
+    return sum(1 for task in last.values() if task is None or task.status is not TaskStatus.COMPLETED)

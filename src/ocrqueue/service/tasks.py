@@ -124,12 +124,13 @@ class Tasks:
         return [Submitted(TaskView.of(r.task), r.created) for r in self.store.submit_many(specs)]
 
     # -- read -----------------------------------------------------------------------------------
-    def _task(self, task_id: str, tenant: str | None) -> Task:
+    def row(self, task_id: str, tenant: str | None = ANY_TENANT) -> Task:
+        """The queue's row of a visible task, for the service's own modules (adapters get views)."""
         return _visible(self.store.get(task_id) if _TASK_ID.match(task_id) else None, task_id, tenant)
 
     def get(self, task_id: str, tenant: str | None = ANY_TENANT) -> TaskView:
         """The task; NotFound when there is none (or it is another tenant's)."""
-        return TaskView.of(self._task(task_id, tenant))
+        return TaskView.of(self.row(task_id, tenant))
 
     def find(self, task_id: str) -> TaskView | None:
         """The task, or None once it is gone (deleted or pruned); no tenant check."""
@@ -151,7 +152,7 @@ class Tasks:
 
     def events(self, task_id: str, tenant: str | None = ANY_TENANT) -> list[EventView]:
         """The task's whole history, oldest first."""
-        task = self._task(task_id, tenant)
+        task = self.row(task_id, tenant)
         return [EventView.of(e) for e in self.store.events(task.id)]
 
     def list(
@@ -175,7 +176,7 @@ class Tasks:
 
     # -- results --------------------------------------------------------------------------------
     def _document_task(self, task_id: str, tenant: str | None) -> Task:
-        task = self._task(task_id, tenant)
+        task = self.row(task_id, tenant)
         if task.status is not TaskStatus.COMPLETED or not kind_info(task.kind).has_document:
             raise Conflict("not_completed", f"task {task_id} is {task.status}, not completed")
         return task
@@ -193,12 +194,12 @@ class Tasks:
 
     def asset(self, task_id: str, name: str, tenant: str | None = ANY_TENANT) -> tuple[bytes, str]:
         """A figure crop and its media type; `name` is `imgs/` + the file name the Markdown gives."""
-        task = self._task(task_id, tenant)
+        task = self.row(task_id, tenant)
         return results.asset(self.storage, task.id, name)
 
     def page_image(self, task_id: str, number: int, tenant: str | None = ANY_TENANT) -> bytes:
         """Page `number` (from 1) of a document task's upload as a PNG."""
-        task = self._task(task_id, tenant)
+        task = self.row(task_id, tenant)
         payload = kind_info(task.kind).payload(task.payload)
         if not kind_info(task.kind).has_document or payload is None:
             raise NotFound("page_not_found", "this task has no pages")
@@ -207,14 +208,14 @@ class Tasks:
     # -- steer ----------------------------------------------------------------------------------
     def cancel(self, task_id: str, tenant: str | None = ANY_TENANT) -> TaskView:
         """Pending: cancelled at once. Running: stops at the worker's next check. Finished: Conflict."""
-        task = self._task(task_id, tenant)
+        task = self.row(task_id, tenant)
         if task.status.terminal:
             raise Conflict("already_finished", f"task {task_id} is already {task.status}")
         return TaskView.of(self.store.cancel(task.id) or task)
 
     def retry(self, task_id: str, tenant: str | None = ANY_TENANT) -> TaskView:
         """Run a dead-lettered task again with fresh attempts."""
-        task = self._task(task_id, tenant)
+        task = self.row(task_id, tenant)
         requeued = self.store.requeue(task.id)
         if requeued is None:
             raise Conflict("not_dead_lettered", f"only dead-lettered tasks can be retried; task is {task.status}")
@@ -222,7 +223,7 @@ class Tasks:
 
     def delete(self, task_id: str, tenant: str | None = ANY_TENANT) -> None:
         """Delete a task with its history and every file it owns. A running task must be cancelled first."""
-        task = self._task(task_id, tenant)
+        task = self.row(task_id, tenant)
         if task.status is TaskStatus.PENDING:
             self.store.cancel(task.id)
         if not self.store.delete(task.id):

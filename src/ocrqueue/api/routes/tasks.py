@@ -96,9 +96,8 @@ def list_tasks(
 @router.get("/events", responses=_ERRORS | {200: {"content": {"text/event-stream": {}}}})
 async def follow_tasks(request: Request, caller: CallerDep) -> StreamingResponse:
     """Server-sent events for the caller's newest 100 tasks: `task` on every change, `deleted`."""
-    context: ApiContext = request.app.state.context
     return StreamingResponse(
-        tasks_event_stream(request, context.tasks, caller.tenant),
+        tasks_event_stream(request, request.app.state.live, caller.tenant),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -171,10 +170,9 @@ def delete_task(context: ContextDep, caller: CallerDep, task_id: str) -> Respons
 @router.get("/{task_id}/events", responses=_ERRORS | {200: {"content": {"text/event-stream": {}}}})
 async def follow_task(request: Request, caller: CallerDep, task_id: str) -> StreamingResponse:
     """Server-sent events: `task` with the task on every change, `end` once it is finished."""
-    context: ApiContext = request.app.state.context
-    task = await run_in_threadpool(context.tasks.get, task_id, caller.tenant)
+    stream = await run_in_threadpool(request.app.state.live.open, task_id, caller.tenant)
     return StreamingResponse(
-        task_event_stream(request, request.app.state.task_watch, task),
+        task_event_stream(request, stream),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
