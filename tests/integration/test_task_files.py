@@ -106,3 +106,12 @@ def test_markdown_from_the_api_opens_with_its_figures(service: Service) -> None:
         assert fetched.content.startswith(b"\x89PNG")
     base = urllib.parse.urljoin(result_url, "assets/imgs/")
     assert relative.text.replace("](assets/imgs/", f"]({base}") == absolute.text
+
+
+def test_a_hand_made_payload_that_does_not_read_dead_letters_saying_why(service: Service) -> None:
+    tasks: Tasks = service.context.tasks
+    broken = tasks.enqueue("ocr", {"filename": "x.pdf"})[0].task
+    service.start_worker()
+    body = service.wait_status(broken.id, "dead_letter")
+    assert body["error"]["kind"] == "permanent" and "no valid 'input'" in body["error"]["message"]
+    assert body["attempts"] == 1

@@ -23,7 +23,19 @@ from ocrqueue.storage.s3 import open_storage_url
 
 log = logging.getLogger("ocrqueue")
 
-__all__ = ["Worker", "keep_page_buffers"]
+__all__ = [
+    "Worker",
+    "keep_page_buffers",
+    "kind_names",
+    "new_worker",
+    "open_configured_store",
+    "open_storage",
+    "open_tasks",
+    "prepare_database",
+    "run_workers_until_signalled",
+    "serve_metrics",
+    "task_registry",
+]
 
 
 def prepare_database(settings: Settings) -> str:

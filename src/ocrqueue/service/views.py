@@ -98,10 +98,6 @@ class TaskView:
             answer=info.answer(task.result) if completed and info.answer is not None else None,
         )
 
-    @property
-    def has_document(self) -> bool:
-        return self.document_pages is not None
-
 
 @dataclass(frozen=True)
 class TaskList:
