@@ -143,7 +143,7 @@ RELEASE = f"""
 UPDATE ocrq_tasks
 SET {lifecycle.render_set(lifecycle.release(lifecycle.RELEASED.delay_seconds, _CLOCK), "sqlite")}
 WHERE status = 'running' AND id || ':' || lease_token IN (SELECT value FROM json_each(:leases))
-RETURNING id, status, attempts, lease_token
+RETURNING id
 """
 
 RELEASED_EVENTS = f"""
