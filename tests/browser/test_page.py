@@ -438,3 +438,63 @@ def test_answers_render_a_safe_markdown_subset(page: Page, service: Service) -> 
     )
     assert rendered.pop("stars") is True
     assert rendered == ANSWERS
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_the_event_stream_reader_finds_the_same_events_wherever_the_chunks_split(page: Page, service: Service) -> None:
+    """The frames of a real task stream, re-sent with CRLF line ends, cut into two chunks at every byte."""
+    with service.client() as client:
+        task = client.post("/api/v1/tasks", files={"file": ("split.pdf", REPORT, "application/pdf")}).json()
+        client.post(f"/api/v1/tasks/{task['id']}/cancel")
+        with client.stream("GET", f"/api/v1/tasks/{task['id']}/events") as response:
+            stream = response.read().decode()
+    assert "event: end" in stream
+    page.goto("/")
+    results = page.evaluate(
+        """async (stream) => {
+            const { readEvents } = await import('/api.js');
+            const bytes = new TextEncoder().encode(stream.replace(/\\n/g, '\\r\\n') + ': comment\\r\\n\\r\\n');
+            const realFetch = window.fetch;
+            const read = async (chunks) => {
+                window.fetch = async () => new Response(new ReadableStream({
+                    start(controller) { for (const chunk of chunks) controller.enqueue(chunk); controller.close(); },
+                }), { headers: { 'Content-Type': 'text/event-stream' } });
+                const events = [];
+                try {
+                    await readEvents('/stream', new AbortController().signal, (name, data) => {
+                        events.push([name, data.status]);
+                    });
+                } finally {
+                    window.fetch = realFetch;
+                }
+                return JSON.stringify(events);
+            };
+            const whole = await read([bytes]);
+            const splits = [];
+            for (let at = 1; at < bytes.length; at++) splits.push(await read([bytes.slice(0, at), bytes.slice(at)]));
+            return { whole, different: splits.filter((events) => events !== whole).length };
+        }""",
+        stream,
+    )
+    assert results["whole"] == '[["task","cancelled"],["end","cancelled"]]'
+    assert results["different"] == 0
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_long_document_is_built_slice_by_slice_in_reading_order(page: Page, service: Service) -> None:
+    """81 pages: the view is built 40 pages at a time (app.js) and still ends up whole and in order."""
+    service.start_worker()
+    with service.client() as client:
+        task = client.post("/api/v1/tasks", files={"file": ("long.pdf", born_digital_pdf(81), "application/pdf")})
+    task_id = task.json()["id"]
+    service.wait_status(task_id, "completed")
+    page.goto(f"/#/task/{task_id}")
+    expect(page.locator("#document")).to_have_attribute("data-built", "true")
+    expect(page.locator("#document .doc-page")).to_have_count(81)
+    expected = json_blocks(service, task_id)
+    assert [(i, re.sub(r"\s", "", t)) for i, t in rendered_blocks(page)] == [
+        (i, re.sub(r"\s", "", t)) for i, t in expected
+    ]
+    page.locator('#document [data-page="80"][data-type="table"]').click()
+    expect(page.locator("#page-label")).to_have_text("Page 81 of 81")
+    expect(page.locator('#page-boxes .box.selected[data-type="table"]')).to_have_count(1)

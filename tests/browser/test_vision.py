@@ -52,7 +52,16 @@ def test_asking_about_an_image_shows_the_task_live_and_its_answer_rendered_safel
     form = page.locator("#ask-form")
     expect(form).to_be_visible()
     expect(page.locator("#ask-unavailable")).to_be_hidden()
-    page.set_input_files("#ask-file", {"name": "receipt.png", "mimeType": "image/png", "buffer": receipt()})
+    page.locator("#ask-drop").evaluate(
+        """(zone, bytes) => {
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([new Uint8Array(bytes)], "receipt.png", { type: "image/png" }));
+            for (const type of ["dragenter", "dragover", "drop"]) {
+              zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+            }
+        }""",
+        list(receipt()),
+    )
     expect(page.locator("#ask-file-name")).to_have_text("receipt.png")
     page.wait_for_function("() => document.querySelector('#ask-preview').naturalWidth === 900")
     page.fill("#ask-question", QUESTION)
@@ -88,7 +97,8 @@ def test_asking_about_an_image_shows_the_task_live_and_its_answer_rendered_safel
     expect(page.locator("#task-rows tr", has_text="receipt.png").locator('[data-cell="info"]')).to_have_text("Answered")
     page.get_by_role("link", name="Task details").click()
     expect(page.locator("#detail-title")).to_have_text("receipt.png")
-    expect(page.locator("#detail-answer strong")).to_have_text("total")
+    expect(page.locator("#detail-answer .question")).to_have_text(QUESTION.replace("\n\n", " ").replace("\n", " "))
+    expect(page.locator("#detail-answer .answer-text strong")).to_have_text("total")
     expect(page.locator("#detail-actions").get_by_role("button", name="Download Markdown")).to_be_hidden()
     expect(page.locator("#result")).to_be_hidden()
 

@@ -22,6 +22,7 @@ from ocrqueue.queue import (
 from ocrqueue.queue.kinds import register_builtin_kinds
 from ocrqueue.queue.metrics import QueueMetrics
 from ocrqueue.queue.models import JSON, EventType
+from ocrqueue.queue.worker import max_held
 
 FAST = QueueConfig(
     lease_seconds=2.0,
@@ -66,6 +67,50 @@ def test_worker_runs_tasks_to_completion(store: Store, start_worker, metrics: Qu
         assert task is not None and task.result == {"pages": [{"page": p, "attempt": 1} for p in range(3)]}
         assert (task.progress_done, task.progress_total) == (3, 3)
     assert metrics.claims.labels("sleep")._value.get() == 10
+
+
+def test_a_worker_whose_commits_fall_behind_stops_claiming(
+    store: Store, registry: Registry, metrics: QueueMetrics
+) -> None:
+    """Finished tasks awaiting their commit hold leases: at most one completer batch of them.
+
+    With every commit held back, the worker runs tasks until its slots, its prefetch and one batch
+    of finished tasks are leased, then leaves the rest pending instead of leasing the whole queue
+    (what made the SQLite drain stall: thousands of leases held, each commit and heartbeat larger).
+    """
+    config = QueueConfig(**{**FAST.__dict__, "concurrency": 4})
+    extra = 100
+    store.submit_many([TaskSpec("noop") for _ in range(max_held(config) + extra)])
+    commits_open = threading.Event()
+    real_complete_many = store.complete_many
+
+    def held_back(items):  # type: ignore[no-untyped-def]
+        commits_open.wait(30)
+        return real_complete_many(items)
+
+    store.complete_many = held_back  # type: ignore[method-assign]
+    worker = Worker(store, registry, config, metrics=metrics)
+    worker.start()
+    try:
+        wait_for(
+            lambda: (
+                len(worker.running_task_ids) == max_held(config)
+                and store.counts_by_status().get(TaskStatus.PENDING) == extra
+            ),
+            timeout=30,
+            what="the worker to hold one batch of uncommitted tasks and leave the rest pending",
+        )
+        assert metrics.claims.labels("noop")._value.get() == max_held(config)
+        commits_open.set()
+        wait_for(
+            lambda: store.counts_by_status().get(TaskStatus.COMPLETED) == max_held(config) + extra,
+            timeout=30,
+            what="every task to complete once commits go through",
+        )
+    finally:
+        commits_open.set()
+        worker.stop(release_now=True)
+        assert worker.wait_stopped(15)
 
 
 def test_submit_wakes_an_idle_worker_without_waiting_for_the_poll(store: Store, start_worker) -> None:  # type: ignore[no-untyped-def]

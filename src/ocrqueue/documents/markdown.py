@@ -25,6 +25,7 @@ _BLOCK_STARTS = (
 )
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
 _DELIMITER_ROW = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-*:?[ \t]*)*$")
+_BACKTICKS = re.compile(r"`+")
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
@@ -137,6 +138,9 @@ def block_markdown(block: Block) -> str:
         return "#" * min(6, block.level or 1) + " " + escape_heading(block.text)
     if block.type == "list":
         return "\n".join(f"- {escape(item)}" for item in block.text.split("\n"))
+    if block.type == "code":
+        fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS.findall(block.text)), default=0))
+        return f"{fence}\n{block.text}\n{fence}"
     if block.type == "table" and block.table is not None:
         return table_markdown(block.table)
     if block.type == "formula" and block.latex:

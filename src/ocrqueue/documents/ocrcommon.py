@@ -13,6 +13,7 @@ from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks
 from ocrqueue.documents.layout.cells import column_bounds, table_text
+from ocrqueue.documents.layout.code import mark_monospace
 from ocrqueue.documents.layout.model import LayoutBox
 from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules
 from ocrqueue.documents.layout.straighten import Straightened
@@ -124,7 +125,8 @@ def region_blocks(
         if detected is None and big and len(lines) < 3 and _text_share(lines, bbox) < FIGURE_MAX_TEXT_SHARE:
             out.append([figures.add(box)])
         else:
-            out.append([_relabel(b, captions, page.scale) for b in build_blocks(lines, page.height, body)])
+            blocks = build_blocks(mark_monospace(lines), page.height, body)
+            out.append([_relabel(b, captions, page.scale) for b in blocks])
     return out
 
 

@@ -84,11 +84,15 @@ export async function readEvents(path, signal, onEvent) {
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
+  let carry = ""; // a CR at the end of a chunk may be the first half of a CRLF
   try {
     while (true) {
       const { value, done } = await reader.read();
       if (done) break;
-      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+      let text = carry + decoder.decode(value, { stream: true });
+      carry = text.endsWith("\r") ? "\r" : "";
+      if (carry) text = text.slice(0, -1);
+      buffer += text.replace(/\r\n?/g, "\n");
       let end;
       while ((end = buffer.indexOf("\n\n")) >= 0) {
         const frame = buffer.slice(0, end);

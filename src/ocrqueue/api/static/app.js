@@ -4,11 +4,12 @@
 
 import { $, el, setLive, STATUS_LABELS, TERMINAL } from "./dom.js";
 import { API, currentKey, followTask, onUnauthorized, readEvents, request, saveKey, sleep } from "./api.js";
-import { blockLabel, pageFacts, renderDocument } from "./document.js";
+import { blockLabel, pageFacts, renderPage } from "./document.js";
 import { renderAnswer } from "./answer.js";
 import { setupVision } from "./vision.js";
 
 const UPLOAD_CONCURRENCY = 3;
+const PAGES_PER_SLICE = 40; // the document view is built this many pages at a time, the page staying responsive
 
 // ---------------------------------------------------------------- notices and the key dialog
 
@@ -86,6 +87,7 @@ function describe(task) {
 }
 
 function pagesText(task) {
+  if (task.kind !== "ocr") return "–";
   const { done, total } = task.progress;
   return total ? `${done} / ${total}` : done ? String(done) : "–";
 }
@@ -485,11 +487,16 @@ function renderDetail(task) {
     );
   }
   const answer = $("#detail-answer");
-  answer.hidden = !task.answer;
-  if (task.answer && answer.dataset.task !== task.id) {
-    answer.dataset.task = task.id;
-    const note = [task.answer.model ? `Answered by ${task.answer.model}.` : "", task.answer.truncated ? "The answer was cut off at the token limit." : ""];
-    answer.replaceChildren(el("h3", { text: "Answer" }), renderAnswer(task.answer.text), el("p", { className: "hint", text: note.join(" ").trim() }));
+  answer.hidden = task.kind !== "vision";
+  const shown = `${task.id}:${task.status}`;
+  if (task.kind === "vision" && answer.dataset.shown !== shown) {
+    answer.dataset.shown = shown;
+    const parts = task.question ? [el("h3", { text: "Question" }), el("p", { className: "question", text: task.question })] : [];
+    if (task.answer) {
+      const note = [task.answer.model ? `Answered by ${task.answer.model}.` : "", task.answer.truncated ? "The answer was cut off at the token limit." : ""];
+      parts.push(el("h3", { text: "Answer" }), renderAnswer(task.answer.text), el("p", { className: "hint", text: note.join(" ").trim() }));
+    }
+    answer.replaceChildren(...parts);
   }
   if (task.status === "completed" && task.result && !detail.doc && !detail.loading) loadResult(task.id);
 }
@@ -508,7 +515,7 @@ async function openDetail(id) {
   view.hidden = false;
   $("#result").hidden = true;
   $("#detail-answer").hidden = true;
-  delete $("#detail-answer").dataset.task;
+  delete $("#detail-answer").dataset.shown;
   $("#document").replaceChildren();
   $("#page-boxes").replaceChildren();
   $("#page-facts").replaceChildren();
@@ -599,22 +606,36 @@ async function loadResult(id) {
     if (detail.id !== id) return;
     detail.doc = doc;
     $("#result").hidden = false;
-    const { root, links } = renderDocument(doc, {
-      figure: (name, img) => {
-        img.dataset.asset = name;
-        figureObserver.observe(img);
-      },
-    });
-    detail.links = links;
-    $("#document").replaceChildren(root);
     const open = document.querySelector('[role="tab"][aria-selected="true"]');
     if (open) fillTab(open);
     showPage(0);
+    await buildDocument(doc);
   } catch (error) {
     if (detail.id === id && error.status !== 401) notify(`Could not load the result: ${error.message}`, "error");
   } finally {
     detail.loading = false;
   }
+}
+
+/** Builds the document view page by page, yielding between slices so a long document never freezes the page. */
+async function buildDocument(doc) {
+  const article = $("#document");
+  article.replaceChildren();
+  article.dataset.built = "false";
+  const figure = (name, img) => {
+    img.dataset.asset = name;
+    figureObserver.observe(img);
+  };
+  for (let p = 0; p < doc.pages.length; p++) {
+    const { section, links } = renderPage(doc.pages[p], p, { figure });
+    article.append(section);
+    for (const [id, node] of links) detail.links.set(id, node);
+    if ((p + 1) % PAGES_PER_SLICE === 0) {
+      await new Promise((resolve) => setTimeout(resolve));
+      if (detail.doc !== doc) return;
+    }
+  }
+  article.dataset.built = "true";
 }
 
 /** The JSON and Markdown tabs are filled when first opened: a long document's text is big. */

@@ -126,34 +126,41 @@ export function pageFacts(page) {
 }
 
 /**
- * The whole document as DOM: one section per page (a page mark, then its blocks in order). Each
- * block's element carries data-block (its id, `p<page>-b<index>`), data-page and data-type.
+ * One page as DOM: a section holding a page mark, then the page's blocks in order. Each block's
+ * element carries data-block (its id, `p<page>-b<index>`), data-page and data-type.
  * `figure(name, img)` is handed every figure image to load (the page fetches it with the key).
- * Returns { root, links }: links maps a block id to its element (blocks without content have none).
+ * Returns { section, links }: links maps a block id to its element (blocks without content have none).
  */
-export function renderDocument(doc, { figure = () => {} } = {}) {
+export function renderPage(page, p, { figure = () => {} } = {}) {
+  const links = new Map();
+  const summary = pageFacts(page).filter(([term]) => term !== "Warnings").map(([, value]) => value);
+  const section = el(
+    "section",
+    { className: "doc-page", dataset: { page: String(p) }, ariaLabel: `Page ${p + 1}` },
+    el("p", { className: "page-mark", text: [`Page ${p + 1}`, ...summary].join(" · ") }),
+  );
+  (Array.isArray(page.blocks) ? page.blocks : []).forEach((block, b) => {
+    if (!block || (!text(block.text).trim() && !block.latex && block.type !== "figure" && !block.table)) return;
+    const node = blockElement(block, figure);
+    const id = blockId(p, b);
+    node.classList.add("block");
+    Object.assign(node.dataset, { block: id, page: String(p), type: text(block.type) });
+    node.tabIndex = 0;
+    node.setAttribute("aria-describedby", "document-hint");
+    links.set(id, node);
+    section.append(node);
+  });
+  return { section, links };
+}
+
+/** The whole document at once: { root (a fragment of page sections), links } as renderPage gives them. */
+export function renderDocument(doc, options = {}) {
   const root = document.createDocumentFragment();
   const links = new Map();
-  const pages = Array.isArray(doc?.pages) ? doc.pages : [];
-  pages.forEach((page, p) => {
-    const summary = pageFacts(page).filter(([term]) => term !== "Warnings").map(([, value]) => value);
-    const section = el(
-      "section",
-      { className: "doc-page", dataset: { page: String(p) }, ariaLabel: `Page ${p + 1}` },
-      el("p", { className: "page-mark", text: [`Page ${p + 1}`, ...summary].join(" · ") }),
-    );
-    (Array.isArray(page.blocks) ? page.blocks : []).forEach((block, b) => {
-      if (!block || (!text(block.text).trim() && !block.latex && block.type !== "figure" && !block.table)) return;
-      const node = blockElement(block, figure);
-      const id = blockId(p, b);
-      node.classList.add("block");
-      Object.assign(node.dataset, { block: id, page: String(p), type: text(block.type) });
-      node.tabIndex = 0;
-      node.setAttribute("aria-describedby", "document-hint");
-      links.set(id, node);
-      section.append(node);
-    });
-    root.append(section);
+  (Array.isArray(doc?.pages) ? doc.pages : []).forEach((page, p) => {
+    const built = renderPage(page, p, options);
+    root.append(built.section);
+    for (const [id, node] of built.links) links.set(id, node);
   });
   return { root, links };
 }

@@ -3,10 +3,10 @@
 The rules are deliberately simple and geometric so both the text-layer and the OCR path use them:
 a paragraph ends at a gap taller than a line or where the text size jumps; size relative to the
 page's body text makes titles; position in the top or bottom margin band makes headers and footers;
-a leading bullet or number makes list items; "Figure 2" / "Table 1" / "图 1" make captions; a
-short line set apart and centred in its column that holds a relation (=, <, ≤ …) and little prose
-is a display formula (classic OCR engines give no LaTeX, and the layout model takes one-line
-formulas for titles or plain text).
+a leading bullet or number makes list items; lines set in a fixed-pitch font make code; "Figure 2"
+/ "Table 1" / "图 1" make captions; a short line set apart and centred in its column that holds a
+relation (=, <, ≤ …) and little prose is a display formula (classic OCR engines give no LaTeX, and
+the layout model takes one-line formulas for titles or plain text).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 
 from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.layout.code import code_text
 from ocrqueue.documents.model import Block, BlockType, Line
 from ocrqueue.documents.text import join_lines
 
@@ -70,6 +71,7 @@ def paragraphs(lines: Sequence[Line]) -> list[list[Line]]:
                 gap <= max(size, prev_size)
                 and gap > -0.5 * line.bbox.height
                 and same_size
+                and line.monospace == prev.monospace
                 and not (LIST_MARKER.match(line.text) and not LIST_MARKER.match(groups[-1][0].text))
             ):
                 groups[-1].append(line)
@@ -126,6 +128,8 @@ def classify(
         return "header", None
     if running and box.y0 >= page_height * (1 - MARGIN_BAND):
         return "footer", None
+    if all(ln.monospace for ln in lines):
+        return "code", None
     if CAPTION.match(lines[0].text) and len(lines) <= 3:
         return "caption", None
     if LIST_MARKER.match(lines[0].text):
@@ -154,6 +158,11 @@ def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list
     column = union(ln.bbox for ln in lines) if lines else None
     for group in paragraphs(lines):
         kind, level = classify(group, page_height, body, column)
-        text = "\n".join(list_items(group)) if kind == "list" else _join_lines(group)
+        if kind == "list":
+            text = "\n".join(list_items(group))
+        elif kind == "code":
+            text = code_text(group)
+        else:
+            text = _join_lines(group)
         blocks.append(Block(kind, union(ln.bbox for ln in group), text, _confidence(group), tuple(group), level=level))
     return blocks

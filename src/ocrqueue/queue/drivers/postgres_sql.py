@@ -14,6 +14,17 @@ from ocrqueue.queue.drivers.columns import task_columns
 
 NOTIFY_CHANNEL = "ocrqueue_tasks"
 _CLOCK = lifecycle.Clock("postgresql", "now()")
+CHANGES_CHANNEL = "ocrqueue_task_changes"
+"""Every statement that writes task rows notifies here (triggers of migration 0002): the ids it
+touched, comma-separated, or `*` when they would not fit in one notification."""
+CHANGES_ANY = "*"
+
+
+def changed_task_ids(payload: str) -> frozenset[str] | None:
+    """The ids a change notification names; None when it says any task may have changed."""
+    return None if payload == CHANGES_ANY else frozenset(payload.split(","))
+
+
 COLS = task_columns()
 T_COLS = task_columns("t.")
 
