@@ -50,7 +50,7 @@ class Store(abc.ABC):
     default_max_attempts: int = 4
     """Attempts for a task whose spec and kind set none (precedence: `max_attempts_for`)."""
     kind_max_attempts: Mapping[str, int] = MappingProxyType({})
-    """Per-kind attempt limits (`Registry.max_attempts()`), applied to specs that set none."""
+    """Per-kind attempt limits (`Registry.attempt_limits()`), applied to specs that set none."""
     reconnect_seconds: float = 60.0
     """How long an operation keeps retrying while the database is unreachable."""
 

@@ -354,16 +354,14 @@ class SQLiteStore(Store):
         self, worker_id: str, leases: Iterable[Lease], *, delay_seconds: float = 0.0, reason: str = "worker stopping"
     ) -> list[str]:
         keys = json.dumps([f"{lease.task_id}:{lease.token}" for lease in leases])
-        detail = {"reason": reason, "delay_seconds": delay_seconds}
+        params = {"leases": keys, "delay": float(delay_seconds), "reason": reason, "worker_id": worker_id}
 
         def run() -> list[str]:
             with self._write() as conn:
-                rows = conn.execute(sql.RELEASE, {"leases": keys, "delay": float(delay_seconds)}).fetchall()
-                for task_id, status, attempts, token in rows:
-                    released = status == TaskStatus.PENDING
-                    event_type = EventType.RELEASED if released else EventType.CANCELLED
-                    self._event(conn, task_id, event_type, attempts, token, worker_id, detail if released else None)
-            return [row[0] for row in rows]
+                released = [row[0] for row in conn.execute(sql.RELEASE, params).fetchall()]
+                if released:
+                    conn.execute(sql.RELEASED_EVENTS, params | {"ids": json.dumps(released)})
+            return released
 
         released = self._retrying(run, "release")
         if released:
