@@ -17,6 +17,7 @@ from ocrqueue.queue import (
     TaskSpec,
     TaskStatus,
     Worker,
+    open_store,
 )
 from ocrqueue.queue.kinds import register_builtin_kinds
 from ocrqueue.queue.metrics import QueueMetrics
@@ -154,6 +155,27 @@ def test_unknown_errors_retry_until_attempts_run_out(store: Store, registry: Reg
     assert task.error_message == "RuntimeError: bug on attempt 3"
 
 
+def test_a_kinds_attempt_limit_is_what_the_worker_enforces(db_url: str, metrics: QueueMetrics) -> None:
+    registry = Registry()
+
+    @registry.kind("flaky", max_attempts=2)
+    def flaky(ctx: TaskContext) -> JSON:
+        raise RuntimeError(f"bug on attempt {ctx.attempt}")
+
+    with open_store(db_url, default_max_attempts=5, registry=registry) as store:
+        task_id = store.submit(TaskSpec("flaky")).task.id
+        worker = Worker(store, registry, FAST, metrics=metrics)
+        worker.start()
+        try:
+            assert wait_terminal(store, task_id, timeout=20) is TaskStatus.DEAD_LETTER
+        finally:
+            worker.stop(release_now=True)
+            assert worker.wait_stopped(15)
+        task = store.get(task_id)
+        assert task is not None and (task.attempts, task.max_attempts) == (2, 2)
+        assert task.error_message == "RuntimeError: bug on attempt 2"
+
+
 def test_cancelling_a_running_task_stops_its_handler(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
     started = threading.Event()
 
@@ -279,21 +301,32 @@ def test_queue_depth_collector_counts_by_status(store: Store) -> None:
 
 def test_a_silent_handler_is_given_up_and_its_slot_replaced(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
     release = threading.Event()
+    handler_threads: list[threading.Thread] = []
 
     def hangs(ctx: TaskContext) -> JSON:
+        handler_threads.append(threading.current_thread())
         release.wait(60)
         return "too late"
 
     registry.register("hangs", hangs)
     stuck = store.submit(TaskSpec("hangs", max_attempts=1)).task.id
-    start_worker(QueueConfig(**{**FAST.__dict__, "concurrency": 1, "stall_seconds": 1.0}))
+    worker = start_worker(QueueConfig(**{**FAST.__dict__, "concurrency": 1, "stall_seconds": 1.0}))
     assert wait_terminal(store, stuck, timeout=20) is TaskStatus.DEAD_LETTER
     task = store.get(stuck)
     assert task is not None and task.error_kind == "stalled" and "given up as hung" in (task.error_message or "")
     after = store.submit(TaskSpec("noop")).task.id
     assert wait_terminal(store, after, timeout=20) is TaskStatus.COMPLETED  # the one slot was replaced
+    dead_lettered = store.get_with_events(stuck, newest=100)
     release.set()
-    assert store.get(stuck).status is TaskStatus.DEAD_LETTER  # type: ignore[union-attr]
+    # Wait until the worker is really done with the task: the given-up handler's thread has
+    # returned and retired, and the worker has stopped, its completer flushed. Only then can no
+    # late write of "too late" still be on its way.
+    (handler_thread,) = handler_threads
+    handler_thread.join(20)
+    assert not handler_thread.is_alive(), "the given-up handler's thread did not retire"
+    worker.stop(release_now=True)
+    assert worker.wait_stopped(15)
+    assert store.get_with_events(stuck, newest=100) == dead_lettered  # row and history untouched
 
 
 def test_a_deferred_task_waits_without_spending_attempts(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]

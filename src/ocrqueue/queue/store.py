@@ -12,7 +12,8 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TypeVar
 
 from ocrqueue.queue.errors import LeaseLost
@@ -47,6 +48,9 @@ class Store(abc.ABC):
 
     backend: str
     default_max_attempts: int = 4
+    """Attempts for a task whose spec and kind set none (precedence: `max_attempts_for`)."""
+    kind_max_attempts: Mapping[str, int] = MappingProxyType({})
+    """Per-kind attempt limits (`Registry.max_attempts()`), applied to specs that set none."""
     reconnect_seconds: float = 60.0
     """How long an operation keeps retrying while the database is unreachable."""
 
@@ -130,6 +134,12 @@ class Store(abc.ABC):
                 delay = min(delay * 2, 2.0)
 
     # -- submitting -------------------------------------------------------------------------
+    def max_attempts_for(self, spec: TaskSpec) -> int:
+        """The attempt limit a task is submitted with: the spec's, else its kind's, else the store's."""
+        if spec.max_attempts is not None:
+            return spec.max_attempts
+        return self.kind_max_attempts.get(spec.kind, self.default_max_attempts)
+
     def submit(self, spec: TaskSpec) -> SubmitResult:
         return self.submit_many([spec])[0]
 

@@ -189,7 +189,7 @@ class PostgresStore(Store):
             "payloads": [dumps(s.payload) for s in specs],
             "tenants": [s.tenant for s in specs],
             "dedup_keys": [s.dedup_key for s in specs],
-            "max_attempts": [s.max_attempts or self.default_max_attempts for s in specs],
+            "max_attempts": [self.max_attempts_for(s) for s in specs],
             "delays": [float(max(0.0, s.delay_seconds)) for s in specs],
         }
         for _ in range(5):

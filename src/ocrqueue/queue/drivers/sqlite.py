@@ -227,7 +227,7 @@ class SQLiteStore(Store):
                 "payload": dumps(s.payload),
                 "tenant": s.tenant,
                 "dedup_key": s.dedup_key,
-                "max_attempts": s.max_attempts or self.default_max_attempts,
+                "max_attempts": self.max_attempts_for(s),
                 "delay": float(max(0.0, s.delay_seconds)),
             }
             for s in specs
@@ -336,6 +336,7 @@ class SQLiteStore(Store):
         params = {
             "id": lease.task_id,
             "token": lease.token,
+            "worker_id": lease.worker_id,
             "error_kind": error_kind,
             "message": message,
             "retryable": retryable,
@@ -347,18 +348,8 @@ class SQLiteStore(Store):
                 row = conn.execute(sql.FAIL, params).fetchone()
                 if row is None:
                     return None
-                status = TaskStatus(row[1])
-                event_type = {
-                    TaskStatus.PENDING: EventType.RETRIED,
-                    TaskStatus.DEAD_LETTER: EventType.DEAD_LETTERED,
-                }.get(status, EventType.CANCELLED)
-                detail: dict[str, Any] = {"error_kind": error_kind, "message": message}
-                if status is TaskStatus.PENDING:
-                    detail["delay_seconds"] = delay_seconds
-                elif status is TaskStatus.DEAD_LETTER:
-                    detail["reason"] = "permanent error" if not retryable else "attempts exhausted"
-                self._event(conn, row[0], event_type, row[2], row[4], lease.worker_id, detail)
-                return status
+                conn.execute(sql.FAILED_EVENT, params)
+                return TaskStatus(row[1])
 
         status = self._retrying(run, "fail")
         if status is None:
@@ -474,24 +465,15 @@ class SQLiteStore(Store):
                 rebased = conn.execute(sql.REBASE_PENDING, clock).rowcount
                 rebased += conn.execute(sql.REBASE_RUNNING, clock).rowcount
                 for task_id, old_worker in conn.execute(sql.REAP_SELECT, {"limit": limit}).fetchall():
-                    row = conn.execute(sql.REAP_ONE, {"id": task_id, "old_worker": old_worker}).fetchone()
+                    params = {"id": task_id, "old_worker": old_worker}
+                    row = conn.execute(sql.REAP_ONE, params).fetchone()
                     if row is None:
                         continue
-                    _, status, attempts, token, message = row
-                    self._event(
-                        conn, task_id, EventType.LEASE_LOST, attempts, token, old_worker, {"reason": "lease expired"}
-                    )
-                    outcome = {
-                        "pending": (EventType.RETRIED, result.requeued),
-                        "dead_letter": (EventType.DEAD_LETTERED, result.dead_lettered),
-                    }.get(status, (EventType.CANCELLED, result.cancelled))
-                    detail: dict[str, Any] = {"error_kind": "lease_expired", "message": message}
-                    if status == "pending":
-                        detail["delay_seconds"] = 0
-                    elif status == "dead_letter":
-                        detail["reason"] = "attempts exhausted"
-                    self._event(conn, task_id, outcome[0], attempts, token, old_worker, detail)
-                    outcome[1].append(task_id)
+                    conn.execute(sql.REAPED_EVENTS, params)
+                    {
+                        TaskStatus.PENDING: result.requeued,
+                        TaskStatus.DEAD_LETTER: result.dead_lettered,
+                    }.get(TaskStatus(row[1]), result.cancelled).append(task_id)
             return result
 
         result = self._retrying(run, "reap")
