@@ -71,11 +71,13 @@ def running_service(db_url: str, store: Store, data_dir: Path, **settings: Any) 
     keys = ApiKeys(db_url)
     context = ApiContext(config, Tasks(store, storage, config), keys, RateLimiter(config.submit_rate_per_minute))
     service = Service("", store, storage, keys, config, context)
+    app = create_app(context)
     try:
-        with serving(create_app(context)) as url:
+        with serving(app) as url:
             service.url = url
             yield service
             service.stop_workers()
     finally:
         service.stop_workers()
+        app.state.task_follower.close()  # what the lifespan does under `ocrqueue serve`
         keys.close()

@@ -93,6 +93,16 @@ class Store(abc.ABC):
             if listener in self._change_listeners:
                 self._change_listeners.remove(listener)
 
+    @abc.abstractmethod
+    def follow(self, follower: str, task_ids: Sequence[str], seconds: float) -> None:
+        """Ask for change notices of these tasks for `seconds` (renew before then), dropping what
+        expired. PostgreSQL notifies of an updated task only while someone follows it; SQLite's
+        notices need no registration."""
+
+    @abc.abstractmethod
+    def unfollow(self, follower: str, task_ids: Sequence[str]) -> None:
+        """Stop asking for change notices of these tasks."""
+
     def _changed(self, task_ids: frozenset[str] | None) -> None:
         with self._listeners_lock:
             listeners = list(self._change_listeners)

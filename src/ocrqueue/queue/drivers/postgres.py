@@ -171,6 +171,12 @@ class PostgresStore(Store):
                 self._closing.wait(delay)
                 delay = min(delay * 2, 5.0)
 
+    def follow(self, follower: str, task_ids: Sequence[str], seconds: float) -> None:
+        self._execute(sql.FOLLOW, {"follower": follower, "ids": list(task_ids), "seconds": seconds}, "follow")
+
+    def unfollow(self, follower: str, task_ids: Sequence[str]) -> None:
+        self._execute(sql.UNFOLLOW, {"follower": follower, "ids": list(task_ids)}, "unfollow")
+
     # -- submitting -------------------------------------------------------------------------
     def submit_many(self, specs: Sequence[TaskSpec]) -> list[SubmitResult]:
         if not specs:

@@ -15,8 +15,8 @@ from ocrqueue.queue.drivers.columns import task_columns
 NOTIFY_CHANNEL = "ocrqueue_tasks"
 _CLOCK = lifecycle.Clock("postgresql", "now()")
 CHANGES_CHANNEL = "ocrqueue_task_changes"
-"""Every statement that writes task rows notifies here (triggers of migration 0002): the ids it
-touched, comma-separated, or `*` when they would not fit in one notification."""
+"""Statements that insert or delete task rows, or update followed ones (`ocrq_follows`), notify
+here (triggers of migration 0002): the ids, comma-separated, or `*` when they would not fit."""
 CHANGES_ANY = "*"
 
 
@@ -50,6 +50,17 @@ SELECT {COLS}, pg_notify('{NOTIFY_CHANNEL}', kind) FROM ins
 """
 
 GET_BY_IDS = f"SELECT {COLS} FROM ocrq_tasks WHERE id = ANY(%(ids)s)"
+
+FOLLOW = """
+WITH expired AS (
+    DELETE FROM ocrq_follows WHERE expires_at < now()
+)
+INSERT INTO ocrq_follows (task_id, follower, expires_at)
+SELECT id, %(follower)s, now() + make_interval(secs => %(seconds)s) FROM unnest(%(ids)s::text[]) AS f(id)
+ON CONFLICT (task_id, follower) DO UPDATE SET expires_at = excluded.expires_at
+"""
+
+UNFOLLOW = "DELETE FROM ocrq_follows WHERE follower = %(follower)s AND task_id = ANY(%(ids)s)"
 
 GET_LIVE_BY_DEDUP = f"""
 SELECT {COLS} FROM ocrq_tasks

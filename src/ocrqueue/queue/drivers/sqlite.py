@@ -209,6 +209,12 @@ class SQLiteStore(Store):
         finally:
             conn.close()
 
+    def follow(self, follower: str, task_ids: Sequence[str], seconds: float) -> None:
+        """Nothing to register: every commit changes `data_version`, followed or not."""
+
+    def unfollow(self, follower: str, task_ids: Sequence[str]) -> None:
+        """Nothing was registered."""
+
     # -- submitting -------------------------------------------------------------------------
     def submit_many(self, specs: Sequence[TaskSpec]) -> list[SubmitResult]:
         if not specs:
