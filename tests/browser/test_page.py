@@ -7,7 +7,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from data.generate import HOSTILE, PdfBuilder, born_digital_pdf, figure_pdf
+from data.generate import (
+    CODE_AFTER,
+    CODE_BEFORE,
+    CODE_LINES,
+    HOSTILE,
+    PdfBuilder,
+    born_digital_pdf,
+    code_pdf,
+    figure_pdf,
+)
 from playwright.sync_api import Page, expect
 from support.service import Service
 
@@ -498,3 +507,22 @@ def test_a_long_document_is_built_slice_by_slice_in_reading_order(page: Page, se
     page.locator('#document [data-page="80"][data-type="table"]').click()
     expect(page.locator("#page-label")).to_have_text("Page 81 of 81")
     expect(page.locator('#page-boxes .box.selected[data-type="table"]')).to_have_count(1)
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_code_listing_shows_as_code_with_its_lines_and_indentation(page: Page, service: Service) -> None:
+    service.start_worker()
+    with service.client() as client:
+        submitted = client.post("/api/v1/tasks", files={"file": ("build.pdf", code_pdf(), "application/pdf")})
+    task_id = submitted.json()["id"]
+    service.wait_status(task_id, "completed")
+    page.goto(f"/#/task/{task_id}")
+    blocks = page.locator("#document [data-block]")
+    expect(blocks).to_have_count(3)
+    expect(blocks.nth(0)).to_have_text(CODE_BEFORE)
+    code = blocks.nth(1)
+    expect(code).to_have_attribute("data-type", "code")
+    assert code.evaluate("n => n.tagName") == "PRE"
+    assert code.evaluate("n => n.textContent") == "\n".join(CODE_LINES)
+    assert code.evaluate("n => getComputedStyle(n).whiteSpace") == "pre"
+    expect(blocks.nth(2)).to_have_text(CODE_AFTER)
