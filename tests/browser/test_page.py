@@ -293,7 +293,7 @@ def test_hostile_document_text_shows_as_text_and_runs_nothing(page: Page, servic
     # The renderers on their own, fed hostile JSON and answers the pipeline and models would never write.
     built = page.evaluate(
         """async () => {
-            const { renderDocument, pageFacts } = await import('/document.js');
+            const { renderDocument, renderPage, pageFacts } = await import('/document.js');
             const { renderAnswer } = await import('/answer.js');
             const page = {
               index: 0, width: 100, height: 100, dpi: null, rotation: 180,
@@ -329,7 +329,10 @@ def test_hostile_document_text_shows_as_text_and_runs_nothing(page: Page, servic
                      ids: [...links.keys()], text: box.textContent, rowSpan: td.rowSpan, colSpan: td.colSpan,
                      cell: td.textContent, heading: box.querySelector('h6')?.textContent,
                      srcs: [...box.querySelectorAll('img')].map((i) => i.getAttribute('src')),
-                     facts: pageFacts(page), plain: pageFacts({ source: 'tesseract', dpi: 300, warnings: [] }) };
+                     facts: pageFacts(page), plain: pageFacts({ source: 'tesseract', dpi: 300, warnings: [] }),
+                     mark: box.querySelector('.page-mark').textContent,
+                     upright: renderPage({ source: 'text_layer', rotation: 0, scripts: ['Han'], blocks: [] }, 4)
+                       .section.textContent };
         }"""
     )
     allowed_tags = {"section", "p", "h6", "div", "table", "tr", "td", "figure", "img", "span", "pre", "code"}
@@ -359,6 +362,11 @@ def test_hostile_document_text_shows_as_text_and_runs_nothing(page: Page, servic
         ["Warnings", "<script>window.__xss=2</script>"],
     ]
     assert built["plain"] == [["Read from", "tesseract OCR at 300 dpi"]]
+    assert built["mark"] == (
+        'Page 1 · <img src=x onerror="window.__xss=1"> OCR · eng (English), chi_sim (Chinese, simplified), <b>x</b>'
+        " · Latin, Han · turned 180°, read upright"
+    )
+    assert built["upright"] == "Page 5 · text layer · Han"  # an upright page's mark does not say so
     page.wait_for_timeout(200)
     assert page.evaluate("window.__xss") is None
     assert dialogs == []
