@@ -452,6 +452,39 @@ def code_page() -> Image.Image:
     return image
 
 
+CHART_TITLE = "Tasks finished per hour"
+CHART_LABELS = ["Mon", "Tue", "Wed", "Thu", "Fri"]
+
+
+def vector_chart_pdf() -> bytes:
+    """A bar chart drawn as vector paths on the page itself (filled bars, axes, ticks) with its
+    labels as text, between paragraphs; and a ruled table below, which must stay a table."""
+    pdf = PdfBuilder()
+    h = PdfBuilder.HEIGHT
+    ops = [PdfBuilder.text(72, 80, 11, line) for line in ENGLISH[:1]]
+    ops.append(PdfBuilder.text(150, 120, 10, CHART_TITLE))
+    x0, base = 100.0, 330.0
+    ops += [PdfBuilder.line(x0, 140, x0, base), PdfBuilder.line(x0, base, x0 + 260, base)]
+    for k, value in enumerate([120, 90, 170, 60, 140]):
+        left = x0 + 20 + k * 48
+        ops.append(f"0.4 g {left:.2f} {h - base:.2f} 30 {value} re f 0 g")
+        ops.append(PdfBuilder.line(left + 15, base, left + 15, base + 4))
+        ops.append(PdfBuilder.text(left + 4, base + 8, 9, CHART_LABELS[k]))
+    for tick in range(4):
+        ops.append(PdfBuilder.line(x0 - 4, base - tick * 50, x0, base - tick * 50))
+        ops.append(PdfBuilder.text(x0 - 24, base - tick * 50 - 5, 9, str(tick * 50)))
+    ops += [PdfBuilder.text(72, 370, 11, line) for line in ENGLISH[1:2]]
+    tx, ty, cw, rh = 72.0, 420.0, 120.0, 24.0
+    for r in range(len(TABLE) + 1):
+        ops.append(PdfBuilder.line(tx, ty + r * rh, tx + 3 * cw, ty + r * rh))
+    for c in range(4):
+        ops.append(PdfBuilder.line(tx + c * cw, ty, tx + c * cw, ty + len(TABLE) * rh))
+    for r, row in enumerate(TABLE):
+        ops += [PdfBuilder.text(tx + c * cw + 6, ty + r * rh + 7, 11, t) for c, t in enumerate(row)]
+    pdf.add_page(ops)
+    return pdf.build()
+
+
 def chinese_pdf() -> bytes:
     """A born-digital Chinese page: an English heading, Chinese paragraphs and a mixed line."""
     pdf = PdfBuilder()

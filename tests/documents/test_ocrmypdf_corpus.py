@@ -142,6 +142,7 @@ def _check(batch: list[Path], out: Path, done: subprocess.CompletedProcess[str])
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(SECONDS_PER_FILE * 61)
 def test_every_ocrmypdf_test_file_converts_or_fails_clearly(tmp_path: Path) -> None:
     full = os.environ.get("OCRQUEUE_CORPUS") == "full"
     files = _files(full)

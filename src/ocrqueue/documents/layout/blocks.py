@@ -166,3 +166,11 @@ def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list
             text = _join_lines(group)
         blocks.append(Block(kind, union(ln.bbox for ln in group), text, _confidence(group), tuple(group), level=level))
     return blocks
+
+
+def figure_block(box: BBox, lines: Sequence[Line], image: str | None) -> Block:
+    """A figure with the text found inside it (axis labels, words of a diagram) as its lines, so
+    search finds them, in reading order; they stay out of the page's prose."""
+    ordered = reading_sort(lines)
+    text = "\n".join(ln.text for ln in ordered)
+    return Block("figure", box, text, _confidence(ordered), tuple(ordered), image=image)
