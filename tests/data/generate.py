@@ -230,6 +230,36 @@ def figure_page() -> Image.Image:
     return image
 
 
+CHART_AXIS = "Revenue"
+CHART_QUARTERS = ["Q1", "Q2", "Q3", "Q4"]
+DIAGRAM_WORDS = ["Worker", "Queue"]
+
+
+def labelled_chart_page() -> Image.Image:
+    """Text, then a bar chart with an axis name and quarter labels inside its frame and a small
+    diagram of two labelled boxes joined by an arrow, then text again."""
+    image, draw = _page()
+    body, small = _font(DEJAVU, 30), _font(DEJAVU, 26)
+    for i, line in enumerate(ENGLISH[:2]):
+        draw.text((MARGIN, MARGIN + i * 50), line, font=body, fill="black")
+    x0, y0 = MARGIN + 100, 400
+    draw.rectangle([x0, y0, x0 + 1000, y0 + 650], outline="black", width=3)
+    draw.text((x0 + 20, y0 + 20), CHART_AXIS, font=small, fill="black")
+    for k, h in enumerate([250, 380, 200, 420]):
+        left = x0 + 140 + k * 200
+        draw.rectangle([left, y0 + 560 - h, left + 110, y0 + 560], fill=(70 + k * 30, 100, 160))
+        draw.text((left + 35, y0 + 580), CHART_QUARTERS[k], font=small, fill="black")
+    draw.rectangle([x0 + 120, y0 + 40, x0 + 330, y0 + 110], outline="black", width=3)
+    draw.text((x0 + 150, y0 + 58), DIAGRAM_WORDS[0], font=small, fill="black")
+    draw.line([x0 + 330, y0 + 75, x0 + 560, y0 + 75], fill="black", width=3)
+    draw.polygon([(x0 + 560, y0 + 62), (x0 + 585, y0 + 75), (x0 + 560, y0 + 88)], fill="black")
+    draw.rectangle([x0 + 590, y0 + 40, x0 + 800, y0 + 110], outline="black", width=3)
+    draw.text((x0 + 630, y0 + 58), DIAGRAM_WORDS[1], font=small, fill="black")
+    for i, line in enumerate(ENGLISH[2:4]):
+        draw.text((MARGIN, 1200 + i * 50), line, font=body, fill="black")
+    return image
+
+
 def scanned(image: Image.Image, seed: int) -> bytes:
     """A scanned-looking JPEG copy: slight skew, blur, speckle noise and strong compression."""
     rng = random.Random(seed)
