@@ -62,7 +62,7 @@ def _regions(words: list[Word], tables: list[BBox], width: float, height: float)
             int(box.y0 * GRID_SCALE) : math.ceil(box.y1 * GRID_SCALE),
             int(box.x0 * GRID_SCALE) : math.ceil(box.x1 * GRID_SCALE),
         ] = True
-    leaves: list[Region] = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND)
+    leaves: list[Region] = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND, GRID_DPI)
     return [BBox(r.x0 / GRID_SCALE, r.y0 / GRID_SCALE, r.x1 / GRID_SCALE, r.y1 / GRID_SCALE) for r in leaves]
 
 
