@@ -260,6 +260,23 @@ def labelled_chart_page() -> Image.Image:
     return image
 
 
+RECEIPT_LINES = ["Rotated phone photo of a receipt", "Total amount due 88.50 EUR"]
+
+
+def receipt_photo() -> bytes:
+    """Two lines of 44-px type on a sparse page, stored turned a quarter as a phone stores a photo
+    taken sideways, with EXIF orientation 6 (show turned 90 degrees clockwise)."""
+    image = Image.new("RGB", (1200, 900), "white")
+    draw = ImageDraw.Draw(image)
+    for i, line in enumerate(RECEIPT_LINES):
+        draw.text((120, 300 + i * 80), line, font=_font(DEJAVU, 44), fill="black")
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    out = io.BytesIO()
+    image.transpose(Image.Transpose.ROTATE_90).save(out, "JPEG", quality=90, exif=exif.tobytes())
+    return out.getvalue()
+
+
 def scanned(image: Image.Image, seed: int) -> bytes:
     """A scanned-looking JPEG copy: slight skew, blur, speckle noise and strong compression."""
     rng = random.Random(seed)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.code import code_text
-from ocrqueue.documents.model import Block, BlockType, Line
+from ocrqueue.documents.model import Block, BlockType, Line, Word
 from ocrqueue.documents.text import join_lines
 
 LIST_MARKER = re.compile(
@@ -152,8 +152,42 @@ def list_items(lines: Sequence[Line]) -> list[str]:
     return [LIST_MARKER.sub("", _join_lines(item), count=1) for item in items]
 
 
+# What OCR engines make of a round bullet: a lone mark like these before a capital or a digit.
+BULLET_MISREADS = frozenset({"¢", "e", "©", "«", "»", "°", "®", "o", "*", "+", "·", "•", "●", "■", "□", "❖", "➢"})
+MIN_LIST_RUN = 2
+
+
+def restore_bullets(lines: Sequence[Line]) -> list[Line]:
+    """Lines whose first word is a bullet misread ("¢", "e", "©" for "•") start with "•" again,
+    when at least MIN_LIST_RUN lines of the region begin so before a capital or a digit (a list,
+    not a word that happens to open a line)."""
+
+    def marked(line: Line) -> bool:
+        words = line.text.split(" ", 2)
+        return len(words) >= 2 and words[0] in BULLET_MISREADS and bool(words[1]) and words[1][0].isupper()
+
+    flags = [marked(line) for line in lines]
+    if sum(flags) < MIN_LIST_RUN:
+        return list(lines)
+    out = []
+    for line, flag in zip(lines, flags, strict=True):
+        if flag and line.text[0] != "•":
+            words = (Word("•", line.words[0].bbox, line.words[0].confidence), *line.words[1:]) if line.words else ()
+            line = Line(
+                "•" + line.text[len(line.text.split(" ", 1)[0]) :],
+                line.bbox,
+                line.confidence,
+                words,
+                line.font_size,
+                line.monospace,
+            )
+        out.append(line)
+    return out
+
+
 def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list[Block]:
     """Blocks of one column region; its lines' extent is the column a formula is centred in."""
+    lines = restore_bullets(lines)
     blocks = []
     column = union(ln.bbox for ln in lines) if lines else None
     for group in paragraphs(lines):
