@@ -64,6 +64,8 @@ def test_only_meaningful_characters_are_escaped(text: str, expected: str) -> Non
 
 
 @given(_line.filter(bool))
+@example("0 *")
+@example("*a")
 def test_heading_list_and_caption_show_their_text(text: str) -> None:
     assert _rendered(block_markdown(Block("title", BOX, text, level=2))) == f"<h2>{escapeHtml(text)}</h2>\n"
     assert _rendered(block_markdown(Block("list", BOX, text))) == f"<ul>\n<li>{escapeHtml(text)}</li>\n</ul>\n"

@@ -124,6 +124,15 @@ def table_markdown(table: Table) -> str:
     return "\n".join(out)
 
 
+def _emphasis_body(escaped: str) -> str:
+    """Text set between ``*`` and ``*``: a ``*`` at either end would join the delimiter run."""
+    if escaped.startswith("*"):
+        escaped = "\\" + escaped
+    if escaped.endswith("*") and not escaped.endswith("\\*"):
+        escaped = escaped[:-1] + "\\*"
+    return escaped
+
+
 def block_markdown(block: Block) -> str:
     if block.type == "title":
         return "#" * min(6, block.level or 1) + " " + escape_heading(block.text)
@@ -141,7 +150,7 @@ def block_markdown(block: Block) -> str:
         alt = escape(block.text.split("\n", 1)[0], brackets=True) or "figure"
         return f"![{alt}]({block.image})"
     if block.type == "caption":
-        return f"*{escape(block.text)}*"
+        return f"*{_emphasis_body(escape(block.text))}*"
     return escape(block.text)
 
 
