@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import re
 
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.layout.blocks import restore_bullets
+from ocrqueue.documents.model import Line
+
 from .helpers import run
 from .test_ocrmypdf_corpus import corpus
 
@@ -28,3 +32,13 @@ def test_linn_brochure_columns_bullets_and_escaping() -> None:
     # Plain prose stays plain.
     assert "synthesizers!" in markdown and "\\!" not in markdown
     assert "(Timing correction may be adjusted" in markdown and "\\(" not in markdown
+
+
+def test_bullet_misreads_become_bullets_only_in_a_run() -> None:
+    def line(text: str) -> Line:
+        return Line(text, BBox(0, 0, 100, 10))
+
+    restored = restore_bullets([line("¢ One"), line("e 2 apples"), line("e"), line("© Two"), line("o no")])
+    assert [ln.text for ln in restored] == ["• One", "• 2 apples", "e", "• Two", "o no"]
+    alone = [line("e Only one line starts so"), line("plain text")]
+    assert [ln.text for ln in restore_bullets(alone)] == [ln.text for ln in alone]

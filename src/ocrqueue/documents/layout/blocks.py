@@ -164,7 +164,10 @@ def restore_bullets(lines: Sequence[Line]) -> list[Line]:
 
     def marked(line: Line) -> bool:
         words = line.text.split(" ", 2)
-        return len(words) >= 2 and words[0] in BULLET_MISREADS and bool(words[1]) and words[1][0].isupper()
+        if len(words) < 2 or words[0] not in BULLET_MISREADS:
+            return False
+        first = words[1][:1]
+        return first.isupper() or first.isdigit()
 
     flags = [marked(line) for line in lines]
     if sum(flags) < MIN_LIST_RUN:
