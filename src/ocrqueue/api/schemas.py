@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ocrqueue.queue import Event, Task
+from ocrqueue.service import EventView, TaskView, VisionPayload
 
 
 class Progress(BaseModel):
@@ -34,6 +34,14 @@ class ResultLinks(BaseModel):
     json_: str = Field(alias="json")
     pdf: str = Field(description="The searchable PDF: the original pages with an invisible text layer.")
     pages: int
+
+
+class WebhookOut(BaseModel):
+    """A callback the task has: its latest delivery is itself a task (kind `webhook`) with a history."""
+
+    url: str
+    delivery_task_id: str | None
+    delivery_status: str | None
 
 
 class AnswerOut(BaseModel):
@@ -72,14 +80,6 @@ class TaskOut(BaseModel):
     """Set by GET /api/v1/tasks/{id} for a task submitted with `callback_url`."""
 
 
-class WebhookOut(BaseModel):
-    """A callback the task has: its latest delivery is itself a task (kind `webhook`) with a history."""
-
-    url: str
-    delivery_task_id: str | None
-    delivery_status: str | None
-
-
 class TaskListOut(BaseModel):
     tasks: list[TaskOut]
     next_cursor: str | None
@@ -95,27 +95,24 @@ class ErrorOut(BaseModel):
     error: ErrorDetail
 
 
-def task_out(task: Task, events: list[Event] | None = None, *, events_truncated: bool = False) -> TaskOut:
-    payload = task.payload if isinstance(task.payload, dict) else {}
+def task_out(task: TaskView, events: list[EventView] | None = None, *, events_truncated: bool = False) -> TaskOut:
     result = None
-    if task.status == "completed" and task.kind == "ocr":
+    if task.document_pages is not None:
         base = f"/api/v1/tasks/{task.id}/result"
-        pages = task.result.get("pages", 0) if isinstance(task.result, dict) else 0
         result = ResultLinks(
-            markdown=f"{base}?format=markdown", json=f"{base}?format=json", pdf=f"{base}?format=pdf", pages=pages
+            markdown=f"{base}?format=markdown",
+            json=f"{base}?format=json",
+            pdf=f"{base}?format=pdf",
+            pages=task.document_pages,
         )
     answer = None
-    if task.status == "completed" and task.kind == "vision" and isinstance(task.result, dict):
-        answer = AnswerOut(
-            text=str(task.result.get("answer", "")),
-            model=task.result.get("model"),
-            truncated=bool(task.result.get("truncated", False)),
-        )
+    if task.answer is not None:
+        answer = AnswerOut(text=task.answer.text, model=task.answer.model, truncated=task.answer.truncated)
     return TaskOut(
         id=task.id,
         kind=task.kind,
         status=str(task.status),
-        filename=payload.get("filename"),
+        filename=task.filename,
         priority=task.priority,
         attempts=task.attempts,
         max_attempts=task.max_attempts,
@@ -128,12 +125,12 @@ def task_out(task: Task, events: list[Event] | None = None, *, events_truncated:
         finished_at=task.finished_at,
         updated_at=task.updated_at,
         events=[
-            EventOut(type=str(e.type), at=e.at, attempt=e.attempt, worker_id=e.worker_id, detail=dict(e.detail))
+            EventOut(type=e.type, at=e.at, attempt=e.attempt, worker_id=e.worker_id, detail=dict(e.detail))
             for e in events
         ]
         if events is not None
         else None,
         events_truncated=events_truncated if events is not None else None,
         answer=answer,
-        question=payload.get("question") if task.kind == "vision" else None,
+        question=task.payload.question if isinstance(task.payload, VisionPayload) else None,
     )

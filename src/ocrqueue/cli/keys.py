@@ -8,9 +8,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ocrqueue.cli.runtime import prepare_database
+from ocrqueue.service import WebhookStore
 from ocrqueue.service.apikeys import ApiKeys
-from ocrqueue.service.webhooks import WebhookStore
+from ocrqueue.service.runtime import prepare_database
 from ocrqueue.settings import Settings
 
 keys_app = typer.Typer(help="API keys: once one exists, every API call needs one.", no_args_is_help=True)
@@ -31,7 +31,16 @@ def create(
 
     Example: ocrqueue keys create --tenant acme --name "scanner upload"
     """
-    key, token, webhook_secret = _keys().create_with_webhook_secret(tenant, name)
+    keys = _keys()
+    first = not keys.auth_required()
+    key, token, webhook_secret = keys.create_with_webhook_secret(tenant, name)
+    keys.close()
+    if first:
+        console.print(
+            "[yellow]the first key: from now on every API call needs one (a running `ocrqueue serve` asks "
+            "from its next request); restart serve to listen beyond 127.0.0.1[/yellow]",
+            highlight=False,
+        )
     console.print(f"key {key.id} for tenant {key.tenant}:")
     print(token)
     console.print("webhook signing secret (Standard Webhooks), for callback_url receivers:")
