@@ -11,6 +11,7 @@ from ocrqueue.queue.errors import (
     TaskDeferred,
     TaskError,
     TransientError,
+    WaitingForChildren,
     classify,
     register_classifier,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "TaskSpec",
     "TaskStatus",
     "TransientError",
+    "WaitingForChildren",
     "Worker",
     "classify",
     "open_store",

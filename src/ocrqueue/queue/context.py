@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 
-from ocrqueue.queue.errors import LeaseLost, TaskCancelled
-from ocrqueue.queue.models import JSON, Lease, Task
+from ocrqueue.queue.errors import LeaseLost, TaskCancelled, WaitingForChildren
+from ocrqueue.queue.models import JSON, Lease, Task, TaskSpec
 from ocrqueue.queue.store import Store
 
 
@@ -93,3 +93,35 @@ class TaskContext:
     def raise_if_cancelled(self) -> None:
         if self.cancel_requested():
             raise TaskCancelled(f"task {self.task.id} was cancelled")
+
+    # -- parents and children -----------------------------------------------------------------
+    @property
+    def is_parent(self) -> bool:
+        """True when this task handed its work to children earlier: now they have all completed."""
+        return self.task.children > 0
+
+    def children(self) -> list[Task]:
+        """This task's children, in the order they were handed over (with their results)."""
+        return self._store.children(self.task.id)
+
+    def fan_out(self, children: Sequence[TaskSpec]) -> None:
+        """Hand this task's work to `children` and wait for them; never returns.
+
+        The task goes back to `pending` (its attempt not charged) and runs again, as a parent
+        (`is_parent`), once every child has completed; a child that dead-letters dead-letters it.
+        Raises `WaitingForChildren`, which the worker takes as "handed over", or `LeaseLost`.
+        """
+        if not children:
+            raise ValueError("fan_out needs at least one child")
+        if self.is_parent:
+            raise ValueError(f"task {self.task.id} already handed its work to children")
+        self.touch()
+        self._check_lease()
+        try:
+            made = self._store.fan_out(self.lease, children)
+        except LeaseLost:
+            self._lost = True
+            raise
+        if not made:
+            raise WaitingForChildren(f"task {self.task.id} was cancelled before its children were made")
+        raise WaitingForChildren(f"task {self.task.id} waits for {len(made)} children")

@@ -55,6 +55,11 @@ class TaskCancelled(Exception):
     """Raised inside a handler that noticed its task was cancelled."""
 
 
+class WaitingForChildren(Exception):
+    """Raised by `TaskContext.fan_out` once the task has handed its work to children: the task is
+    no longer this worker's, and there is nothing left to write."""
+
+
 class ErrorKind(StrEnum):
     TRANSIENT = "transient"
     PERMANENT = "permanent"

@@ -59,6 +59,7 @@ error_kind = column("error_kind")
 error_message = column("error_message")
 progress_done = column("progress_done", sa.Integer)
 progress_total = column("progress_total", sa.Integer)
+progress_step = column("progress_step")
 
 
 def cancel_wins(otherwise: Expression, cancelled: Expression) -> Expression:
@@ -229,6 +230,63 @@ def lease_expired(old_worker: Expression) -> Failure:
         message=message,
         delay_seconds=sa.literal_column("0", sa.Float),
         cancelled_message="cancelled; its worker stopped responding",
+    )
+
+
+# -- parents and children --------------------------------------------------------------------------
+
+WAITING_FOR_CHILDREN = "waiting for its children"
+CHILD_ENDED_STATUSES = (TaskStatus.DEAD_LETTER, TaskStatus.CANCELLED)
+"""A child that ends in one of these can never complete, so its waiting parent must not wait on."""
+
+
+def fan_out(children: Expression, clock: Clock) -> Assignments:
+    """A running task handed its work to `children` new tasks: it waits in `pending`, which a
+    claim skips while any child has not completed, its attempt not charged (it did its part); or
+    it is cancelled, when a cancel was requested first, and no child is made. Its progress restarts
+    at 0 and grows with its children's."""
+    return release(sa.literal_column("0", sa.Float), clock) | {
+        "children": cancel_wins(children, sa.literal_column("0", sa.Integer)),
+        "progress_done": cancel_wins(sa.literal_column("0", sa.Integer), progress_done),
+        "progress_step": cancel_wins(word(WAITING_FOR_CHILDREN), progress_step),
+    }
+
+
+FANNED_OUT = Release(reason=word(WAITING_FOR_CHILDREN), delay_seconds=sa.literal_column("0", sa.Float))
+"""The parent's event when it hands its work to children: `released`, with that reason."""
+
+
+def child_ended(child: str, clock: Clock) -> Assignments:
+    """The waiting parent of a child that ended without completing (`child`: the child row's
+    alias): dead_letter, with the child's reason. An operator retry of the parent reruns the
+    children that did not complete."""
+
+    def of_child(name: str) -> Expression:
+        return sa.literal_column(f"{child}.{name}", sa.Text)
+
+    child_cancelled = of_child("status") == word(TaskStatus.CANCELLED)
+    return {
+        "status": word(TaskStatus.DEAD_LETTER),
+        "error_kind": sa.case((child_cancelled, word("child_cancelled")), else_=of_child("error_kind")),
+        "error_message": word("child task ")
+        + of_child("id")
+        + word(" ended in ")
+        + of_child("status")
+        + word(": ")
+        + sa.func.coalesce(of_child("error_message"), word("no reason given")),
+        "progress_step": sa.null(),
+        "finished_at": clock.now,
+        "updated_at": clock.now,
+    }
+
+
+def child_ended_event_detail(dialect: Dialect) -> Expression:
+    """The parent's `dead_lettered` event, over the row `child_ended` wrote."""
+    return _json_object(
+        dialect,
+        error_kind=sa.cast(error_kind, sa.Text),
+        message=sa.cast(error_message, sa.Text),
+        reason=word("a child task ended without completing"),
     )
 
 

@@ -121,6 +121,10 @@ class Task:
     started_at: datetime | None
     finished_at: datetime | None
     updated_at: datetime
+    parent_id: str | None = None
+    """The task that handed part of its work to this one (`Store.fan_out`)."""
+    children: int = 0
+    """How many children this task handed its work to; 0 for a task that is no parent."""
 
 
 @dataclass(frozen=True)

@@ -199,6 +199,22 @@ class Store(abc.ABC):
         """Hand tasks back without charging an attempt: at once on graceful shutdown, or after
         `delay_seconds` when a handler defers (a dependency is known to be down)."""
 
+    # -- parents and children ---------------------------------------------------------------
+    @abc.abstractmethod
+    def fan_out(self, lease: Lease, children: Sequence[TaskSpec]) -> list[Task]:
+        """Hand a running task's work to `children` and make it wait for them, atomically and
+        under its lease (`LeaseLost` otherwise; a task fans out once).
+
+        The children get the parent's tenant and priority (the specs' are ignored, and so are
+        their dedup keys); the parent goes back to `pending` without spending its attempt, and no
+        claim takes it until every child has completed. Returns the children, in order; none when
+        a cancel of the parent came first (the parent is then cancelled).
+        """
+
+    @abc.abstractmethod
+    def children(self, task_id: str) -> list[Task]:
+        """A task's children, in the order they were handed over."""
+
     # -- operator operations ----------------------------------------------------------------
     @abc.abstractmethod
     def cancel(self, task_id: str) -> Task | None:

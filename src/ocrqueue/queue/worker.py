@@ -28,6 +28,7 @@ from ocrqueue.queue.errors import (
     TaskDeferred,
     TaskError,
     TransientError,
+    WaitingForChildren,
     classify,
 )
 from ocrqueue.queue.identity import host_name, new_worker_id, pid_alive
@@ -273,6 +274,8 @@ class Worker:
                 self._forget(running, self._fail(running, error, cancelled=True))
             elif isinstance(error, TaskDeferred):
                 self._forget(running, self._defer(running, error))
+            elif isinstance(error, WaitingForChildren):
+                self._forget(running, "waiting")
             else:
                 self._forget(running, self._fail(running, error))
         finally:

@@ -6,7 +6,7 @@ TASK_COLUMN_NAMES = (
     "id", "kind", "status", "priority", "payload", "tenant", "dedup_key", "attempts", "max_attempts",
     "lease_token", "worker_id", "lease_expires_at", "cancel_requested", "progress_done",
     "progress_total", "progress_step", "result", "error_kind", "error_message", "run_at",
-    "created_at", "started_at", "finished_at", "updated_at",
+    "created_at", "started_at", "finished_at", "updated_at", "parent_id", "children",
 )  # fmt: skip
 
 

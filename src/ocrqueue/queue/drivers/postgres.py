@@ -328,6 +328,37 @@ class PostgresStore(Store):
         )
         return [row[0] for row in rows]
 
+    # -- parents and children ---------------------------------------------------------------
+    def fan_out(self, lease: Lease, children: Sequence[TaskSpec]) -> list[Task]:
+        params = self._fenced_params(lease) | {
+            "worker_id": lease.worker_id,
+            "count": len(children),
+            "ids": [new_task_id() for _ in children],
+            "kinds": [spec.kind for spec in children],
+            "payloads": [dumps(spec.payload) for spec in children],
+            "max_attempts": [self.max_attempts_for(spec) for spec in children],
+        }
+        tries: list[int] = []
+        rows = self._fetch(sql.FAN_OUT, params, "fan out", tries)
+        if rows:
+            status = TaskStatus(rows[0][0])
+        else:
+            # A retried call whose first try committed, its reply lost: same token, handed over.
+            state = []
+            if len(tries) > 1:
+                state = self._fetch(sql.LEASE_STATE_CHILDREN, {"id": lease.task_id}, "lease state")
+            handed_over = state and state[0][1] == lease.token and state[0][0] != "running"
+            if not (handed_over and state[0][2] == len(children)):
+                raise self._lease_lost(lease, "fan out")
+            status = TaskStatus(state[0][0])
+        if status is not TaskStatus.PENDING:
+            return []
+        self._wake_local()
+        return self.children(lease.task_id)
+
+    def children(self, task_id: str) -> list[Task]:
+        return [task_from_row(row) for row in self._fetch(sql.CHILDREN, {"id": task_id}, "children")]
+
     # -- operator operations ----------------------------------------------------------------
     def cancel(self, task_id: str) -> Task | None:
         rows = self._fetch(sql.CANCEL, {"id": task_id}, "cancel")

@@ -28,6 +28,35 @@ def changed_task_ids(payload: str) -> frozenset[str] | None:
 COLS = task_columns()
 T_COLS = task_columns("t.")
 
+_CHILD_ENDED = ", ".join(f"'{s}'" for s in lifecycle.CHILD_ENDED_STATUSES)
+
+
+def _settle_parents(children: str) -> str:
+    """CTEs that dead-letter the waiting parents of the rows of CTE `children` (id, parent_id,
+    status, error_kind, error_message) that ended without completing, with their events."""
+    return f""", orphaned AS (
+    UPDATE ocrq_tasks p
+    SET {lifecycle.render_set(lifecycle.child_ended("c", _CLOCK), "postgresql")}
+    FROM {children} c
+    WHERE p.id = c.parent_id AND c.status IN ({_CHILD_ENDED}) AND p.status = 'pending'
+    RETURNING p.id, p.attempts, p.lease_token, p.error_kind, p.error_message
+), orphaned_ev AS (
+    INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+    SELECT id, 'dead_lettered', now(), attempts, lease_token, NULL,
+           {lifecycle.render(lifecycle.child_ended_event_detail("postgresql"), "postgresql")}
+    FROM orphaned
+)"""
+
+
+def _descendants(roots: str) -> str:
+    """A recursive CTE `tree(id)`: the children of the task ids `roots` selects, theirs, and so on."""
+    return f"""tree(id) AS (
+    SELECT id FROM ocrq_tasks WHERE parent_id IN ({roots})
+    UNION ALL
+    SELECT t.id FROM ocrq_tasks t JOIN tree ON t.parent_id = tree.id
+)"""
+
+
 SUBMIT_MANY = f"""
 WITH input AS (
     SELECT * FROM unnest(
@@ -67,10 +96,13 @@ SELECT {COLS} FROM ocrq_tasks
 WHERE dedup_key = ANY(%(keys)s) AND status <> 'cancelled'
 """
 
+# A parent waits while any of its children has not completed.
 _CLAIM = """
 WITH next AS (
-    SELECT id FROM ocrq_tasks
+    SELECT id FROM ocrq_tasks q
     WHERE status = 'pending' AND run_at <= now() {kind_filter}
+      AND (children = 0 OR NOT EXISTS (
+          SELECT 1 FROM ocrq_tasks c WHERE c.parent_id = q.id AND c.status <> 'completed'))
     ORDER BY priority DESC, run_at, id
     LIMIT %(limit)s
     FOR UPDATE SKIP LOCKED
@@ -103,11 +135,23 @@ WITH renewed AS (
 SELECT id, cancel_requested FROM renewed
 """
 
+# A child's progress moves its parent's by the same amount.
 PROGRESS = """
-UPDATE ocrq_tasks
-SET progress_done = %(done)s, progress_total = %(total)s, progress_step = %(step)s, updated_at = now()
-WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running'
-RETURNING cancel_requested
+WITH old AS (
+    SELECT id, parent_id, progress_done FROM ocrq_tasks
+    WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running'
+    FOR UPDATE
+), reported AS (
+    UPDATE ocrq_tasks t
+    SET progress_done = %(done)s, progress_total = %(total)s, progress_step = %(step)s, updated_at = now()
+    FROM old WHERE t.id = old.id
+    RETURNING t.cancel_requested
+), parent AS (
+    UPDATE ocrq_tasks p
+    SET progress_done = p.progress_done + (%(done)s - old.progress_done), updated_at = now()
+    FROM old WHERE p.id = old.parent_id
+)
+SELECT cancel_requested FROM reported
 """
 
 CANCEL_REQUESTED = """
@@ -137,12 +181,13 @@ WITH done AS (
     SET {lifecycle.render_set(lifecycle.completion(sa.literal_column("c.result"), _CLOCK), "postgresql")}
     FROM unnest(%(ids)s::text[], %(tokens)s::bigint[], %(results)s::jsonb[]) AS c(id, token, result)
     WHERE t.id = c.id AND t.lease_token = c.token AND t.status = 'running'
-    RETURNING t.id, t.status, t.attempts, t.lease_token, t.worker_id
+    RETURNING t.id, t.kind, t.status, t.attempts, t.lease_token, t.worker_id, t.parent_id, t.error_kind,
+              t.error_message
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
     SELECT id, status, now(), attempts, lease_token, worker_id, '{{}}'::jsonb FROM done
-)
-SELECT id, status FROM done
+){_settle_parents("done")}
+SELECT id, status, CASE WHEN parent_id IS NOT NULL THEN pg_notify('{NOTIFY_CHANNEL}', kind) END FROM done
 """
 
 FAIL = f"""
@@ -150,12 +195,12 @@ WITH failed AS (
     UPDATE ocrq_tasks
     SET {lifecycle.render_set(lifecycle.HANDLER_ERROR.assignments(_CLOCK), "postgresql")}
     WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running'
-    RETURNING id, status, attempts, max_attempts, lease_token
+    RETURNING id, status, attempts, max_attempts, lease_token, parent_id, error_kind, error_message
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
     SELECT {lifecycle.render_event(lifecycle.HANDLER_ERROR, "postgresql", now="now()", worker="%(worker_id)s")}
     FROM failed
-)
+){_settle_parents("failed")}
 SELECT status FROM failed
 """
 
@@ -165,12 +210,12 @@ WITH released AS (
     SET {lifecycle.render_set(lifecycle.release(lifecycle.RELEASED.delay_seconds, _CLOCK), "postgresql")}
     FROM unnest(%(ids)s::text[], %(tokens)s::bigint[]) AS h(id, token)
     WHERE t.id = h.id AND t.lease_token = h.token AND t.status = 'running'
-    RETURNING t.id, t.kind, t.status, t.attempts, t.lease_token
+    RETURNING t.id, t.kind, t.status, t.attempts, t.lease_token, t.parent_id, t.error_kind, t.error_message
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
     SELECT {lifecycle.render_event(lifecycle.RELEASED, "postgresql", now="now()", worker="%(worker_id)s")}
     FROM released
-)
+){_settle_parents("released")}
 SELECT id, pg_notify('{NOTIFY_CHANNEL}', kind) FROM released
 """
 
@@ -185,50 +230,105 @@ FROM ocrq_tasks WHERE id = %(id)s
 
 LEASE_STATE = "SELECT status, lease_token FROM ocrq_tasks WHERE id = %(id)s"
 
-CANCEL = f"""
-WITH c AS (
-    UPDATE ocrq_tasks
+_CANCEL_SET = """
     SET status = CASE WHEN status = 'pending' THEN 'cancelled' ELSE status END,
         cancel_requested = true,
         error_kind = CASE WHEN status = 'pending' THEN 'cancelled' ELSE error_kind END,
         error_message = CASE WHEN status = 'pending' THEN 'cancelled before it started' ELSE error_message END,
         finished_at = CASE WHEN status = 'pending' THEN now() ELSE finished_at END,
         updated_at = now()
+"""
+
+# Cancelling a parent cancels its descendants (pending ones now, running ones at their next
+# check); a child cancelled on its own dead-letters its waiting parent.
+CANCEL = f"""
+WITH RECURSIVE c AS (
+    UPDATE ocrq_tasks {_CANCEL_SET}
     WHERE id = %(id)s AND status IN ('pending', 'running') AND NOT cancel_requested
     RETURNING {COLS}
+), {_descendants("SELECT id FROM c")}, kids AS (
+    UPDATE ocrq_tasks {_CANCEL_SET}
+    WHERE id IN (SELECT id FROM tree) AND status IN ('pending', 'running') AND NOT cancel_requested
+    RETURNING id, status, attempts, lease_token, worker_id
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
     SELECT id, CASE status WHEN 'cancelled' THEN 'cancelled' ELSE 'cancel_requested' END,
            now(), attempts, lease_token, worker_id, '{{}}'::jsonb
-    FROM c
-)
+    FROM (SELECT id, status, attempts, lease_token, worker_id FROM c UNION ALL SELECT * FROM kids) AS both_
+){_settle_parents("c")}
 SELECT {COLS} FROM c
 """
 
-REQUEUE = f"""
-WITH r AS (
-    UPDATE ocrq_tasks
+_REQUEUE_SET = """
     SET status = 'pending', attempts = 0, cancel_requested = false, worker_id = NULL,
         lease_expires_at = NULL, finished_at = NULL, run_at = now(), updated_at = now(),
         progress_step = NULL
+"""
+
+# A parent's retry reruns the descendants that did not complete; the completed keep their work.
+REQUEUE = f"""
+WITH RECURSIVE r AS (
+    UPDATE ocrq_tasks {_REQUEUE_SET}
     WHERE id = %(id)s AND status = 'dead_letter'
     RETURNING {COLS}
+), {_descendants("SELECT id FROM r")}, kids AS (
+    UPDATE ocrq_tasks {_REQUEUE_SET}
+    WHERE id IN (SELECT id FROM tree) AND status IN ('dead_letter', 'cancelled')
+    RETURNING id, lease_token
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, detail)
-    SELECT id, 'requeued', now(), 0, lease_token, '{{}}'::jsonb FROM r
+    SELECT id, 'requeued', now(), 0, lease_token, '{{}}'::jsonb
+    FROM (SELECT id, lease_token FROM r UNION ALL SELECT * FROM kids) AS both_
 )
 SELECT {COLS}, pg_notify('{NOTIFY_CHANNEL}', kind) FROM r
 """
 
-DELETE = """
-WITH gone AS (
-    DELETE FROM ocrq_tasks WHERE id = %(id)s AND status IN ('completed', 'cancelled', 'dead_letter')
+# A child goes only with its parent, and with it.
+DELETE = f"""
+WITH RECURSIVE gone AS (
+    DELETE FROM ocrq_tasks
+    WHERE id = %(id)s AND parent_id IS NULL AND status IN ('completed', 'cancelled', 'dead_letter')
     RETURNING id
+), {_descendants("SELECT id FROM gone")}, kids AS (
+    DELETE FROM ocrq_tasks WHERE id IN (SELECT id FROM tree) RETURNING id
 ), history AS (
-    DELETE FROM ocrq_events WHERE task_id IN (SELECT id FROM gone)
+    DELETE FROM ocrq_events WHERE task_id IN (SELECT id FROM gone UNION ALL SELECT id FROM kids)
 )
 SELECT id FROM gone
 """
+
+# -- parents and children ---------------------------------------------------------------------------
+
+FAN_OUT = f"""
+WITH parent AS (
+    UPDATE ocrq_tasks
+    SET {lifecycle.render_set(lifecycle.fan_out(lifecycle.param("count", sa.Integer), _CLOCK), "postgresql")}
+    WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running' AND children = 0
+    RETURNING id, kind, status, priority, tenant, attempts, lease_token
+), ev AS (
+    INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+    SELECT {lifecycle.render_event(lifecycle.FANNED_OUT, "postgresql", now="now()", worker="%(worker_id)s")}
+    FROM parent
+), kids AS (
+    INSERT INTO ocrq_tasks (id, kind, status, priority, payload, tenant, max_attempts,
+                            run_at, created_at, updated_at, parent_id)
+    SELECT c.id, c.kind, 'pending', p.priority, c.payload, p.tenant, c.max_attempts, now(), now(), now(), p.id
+    FROM parent p,
+         unnest(%(ids)s::text[], %(kinds)s::text[], %(payloads)s::jsonb[], %(max_attempts)s::int[])
+             WITH ORDINALITY AS c(id, kind, payload, max_attempts, ord)
+    WHERE p.status = 'pending'
+    ORDER BY c.ord
+    RETURNING id
+), kids_ev AS (
+    INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, detail)
+    SELECT id, 'submitted', now(), 0, 0, '{{}}'::jsonb FROM kids
+)
+SELECT status, pg_notify('{NOTIFY_CHANNEL}', kind) FROM parent
+"""
+
+CHILDREN = f"SELECT {COLS} FROM ocrq_tasks WHERE parent_id = %(id)s ORDER BY id"
+
+LEASE_STATE_CHILDREN = "SELECT status, lease_token, children FROM ocrq_tasks WHERE id = %(id)s"
 
 LIST_BASE = f"SELECT {COLS} FROM ocrq_tasks"
 LIST_FILTERS = {
@@ -274,7 +374,8 @@ WITH expired AS (
     UPDATE ocrq_tasks t
     SET {lifecycle.render_set(_REAPED.assignments(_CLOCK), "postgresql")}
     FROM expired e WHERE t.id = e.id
-    RETURNING t.id, t.kind, t.status, t.attempts, t.max_attempts, t.lease_token, e.old_worker
+    RETURNING t.id, t.kind, t.status, t.attempts, t.max_attempts, t.lease_token, e.old_worker,
+              t.parent_id, t.error_kind, t.error_message
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
     SELECT id, 'lease_lost', now(), attempts, lease_token, old_worker,
@@ -283,18 +384,19 @@ WITH expired AS (
     UNION ALL
     SELECT {lifecycle.render_event(_REAPED, "postgresql", now="clock_timestamp()", worker="old_worker")}
     FROM reaped
-)
+){_settle_parents("reaped")}
 SELECT id, status, pg_notify('{NOTIFY_CHANNEL}', kind) FROM reaped
 """
 
+# A child goes with its parent: the roots are pruned, with their descendants.
 PRUNE = f"""
-WITH gone AS (
-    DELETE FROM ocrq_tasks WHERE id IN (
-        SELECT id FROM ocrq_tasks
-        WHERE status IN ('completed', 'cancelled', 'dead_letter')
-          AND finished_at < now() - make_interval(secs => %(age)s)
-        LIMIT %(limit)s
-    )
+WITH RECURSIVE roots AS (
+    SELECT id FROM ocrq_tasks
+    WHERE status IN ('completed', 'cancelled', 'dead_letter') AND parent_id IS NULL
+      AND finished_at < now() - make_interval(secs => %(age)s)
+    LIMIT %(limit)s
+), {_descendants("SELECT id FROM roots")}, gone AS (
+    DELETE FROM ocrq_tasks WHERE id IN (SELECT id FROM roots UNION ALL SELECT id FROM tree)
     RETURNING {COLS}
 ), history AS (
     DELETE FROM ocrq_events WHERE task_id IN (SELECT id FROM gone)

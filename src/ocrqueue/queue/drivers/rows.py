@@ -72,6 +72,8 @@ def task_from_row(row: Row) -> Task:
         started_at=to_datetime(row[21]),
         finished_at=to_datetime(row[22]),
         updated_at=_required_datetime(row[23]),
+        parent_id=row[24],
+        children=row[25],
     )
 
 

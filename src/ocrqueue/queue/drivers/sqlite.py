@@ -172,6 +172,15 @@ class SQLiteStore(Store):
             },
         )
 
+    @staticmethod
+    def _settle_parents(conn: sqlite3.Connection, child_ids: Sequence[str]) -> None:
+        """Dead-letter the waiting parents of children that just ended without completing."""
+        if not child_ids:
+            return
+        parents = [row[0] for row in conn.execute(sql.SETTLE_PARENTS, {"ids": json.dumps(list(child_ids))})]
+        if parents:
+            conn.execute(sql.SETTLED_PARENT_EVENTS, {"ids": json.dumps(parents)})
+
     def _lease_lost(self, lease: Lease, operation: str) -> LeaseLost:
         def record() -> None:
             with self._write() as conn:
@@ -298,7 +307,14 @@ class SQLiteStore(Store):
 
     def progress(self, lease: Lease, done: int, total: int | None, step: str | None) -> bool:
         params = {"id": lease.task_id, "token": lease.token, "done": done, "total": total, "step": step}
-        row = self._fenced_write(sql.PROGRESS, params, "progress")
+
+        def run() -> tuple[Any, ...] | None:
+            with self._write() as conn:
+                conn.execute(sql.PARENT_PROGRESS, params)
+                row: tuple[Any, ...] | None = conn.execute(sql.PROGRESS, params).fetchone()
+                return row
+
+        row = self._retrying(run, "progress")
         if row is None:
             raise self._lease_lost(lease, "progress")
         return bool(row[0])
@@ -321,6 +337,7 @@ class SQLiteStore(Store):
             with self._write() as conn:
                 rows = conn.execute(sql.COMPLETE_MANY, {"items": encoded}).fetchall()
                 conn.execute(sql.FINISHED_EVENTS, {"ids": json.dumps([row[0] for row in rows])})
+                self._settle_parents(conn, [row[0] for row in rows if row[1] != TaskStatus.COMPLETED])
             return {task_id: TaskStatus(status) for task_id, status in rows}
 
         done = self._retrying(run, "complete")
@@ -349,6 +366,7 @@ class SQLiteStore(Store):
                 if row is None:
                     return None
                 conn.execute(sql.FAILED_EVENT, params)
+                self._settle_parents(conn, [lease.task_id])
                 return TaskStatus(row[1])
 
         status = self._retrying(run, "fail")
@@ -367,12 +385,48 @@ class SQLiteStore(Store):
                 released = [row[0] for row in conn.execute(sql.RELEASE, params).fetchall()]
                 if released:
                     conn.execute(sql.RELEASED_EVENTS, params | {"ids": json.dumps(released)})
+                    self._settle_parents(conn, released)
             return released
 
         released = self._retrying(run, "release")
         if released:
             self._wake_local()
         return released
+
+    # -- parents and children ---------------------------------------------------------------
+    def fan_out(self, lease: Lease, children: Sequence[TaskSpec]) -> list[Task]:
+        items = json.dumps(
+            [[new_task_id(), spec.kind, dumps(spec.payload), self.max_attempts_for(spec)] for spec in children]
+        )
+        params: Params = {
+            "id": lease.task_id,
+            "token": lease.token,
+            "count": len(children),
+            "worker_id": lease.worker_id,
+            "children": items,
+        }
+
+        def run() -> TaskStatus | None:
+            with self._write() as conn:
+                row = conn.execute(sql.FAN_OUT, params).fetchone()
+                if row is None:
+                    return None
+                conn.execute(sql.FANNED_OUT_EVENT, params)
+                if row[0] == TaskStatus.PENDING:
+                    conn.execute(sql.SUBMIT_CHILDREN, params)
+                    conn.execute(sql.SUBMITTED_EVENTS, {"ids": json.dumps([item[0] for item in json.loads(items)])})
+                return TaskStatus(row[0])
+
+        status = self._retrying(run, "fan out")
+        if status is None:
+            raise self._lease_lost(lease, "fan out")
+        if status is not TaskStatus.PENDING:
+            return []
+        self._wake_local()
+        return self.children(lease.task_id)
+
+    def children(self, task_id: str) -> list[Task]:
+        return [task_from_row(row) for row in self._read(sql.CHILDREN, {"id": task_id})]
 
     # -- operator operations ----------------------------------------------------------------
     def cancel(self, task_id: str) -> Task | None:
@@ -384,6 +438,13 @@ class SQLiteStore(Store):
                 task = task_from_row(row)
                 event_type = EventType.CANCELLED if task.status is TaskStatus.CANCELLED else EventType.CANCEL_REQUESTED
                 self._event(conn, task.id, event_type, task.attempts, task.lease_token, task.worker_id)
+                for kid, status, attempt, token, worker in conn.execute(
+                    sql.CANCEL_DESCENDANTS, {"ids": json.dumps([task.id])}
+                ).fetchall():
+                    kid_event = EventType.CANCELLED if status == TaskStatus.CANCELLED else EventType.CANCEL_REQUESTED
+                    self._event(conn, kid, kid_event, attempt, token, worker)
+                if task.status is TaskStatus.CANCELLED:
+                    self._settle_parents(conn, [task.id])
                 return task
 
         return self._retrying(run, "cancel") or self.get(task_id)
@@ -396,6 +457,8 @@ class SQLiteStore(Store):
                     return None
                 task = task_from_row(row)
                 self._event(conn, task.id, EventType.REQUEUED, 0, task.lease_token, None)
+                for kid, token in conn.execute(sql.REQUEUE_DESCENDANTS, {"ids": json.dumps([task.id])}).fetchall():
+                    self._event(conn, kid, EventType.REQUEUED, 0, token, None)
                 return task
 
         task = self._retrying(run, "requeue")
@@ -408,7 +471,9 @@ class SQLiteStore(Store):
             with self._write() as conn:
                 deleted = conn.execute(sql.DELETE, {"id": task_id}).rowcount > 0
                 if deleted:
-                    conn.execute(sql.DELETE_EVENTS, {"ids": json.dumps([task_id])})
+                    ids = [task_id]
+                    ids += [row[0] for row in conn.execute(sql.DELETE_DESCENDANTS, {"ids": json.dumps(ids)})]
+                    conn.execute(sql.DELETE_EVENTS, {"ids": json.dumps(ids)})
                 return deleted
 
         return self._retrying(run, "delete")
@@ -468,6 +533,7 @@ class SQLiteStore(Store):
                     if row is None:
                         continue
                     conn.execute(sql.REAPED_EVENTS, params)
+                    self._settle_parents(conn, [task_id])
                     {
                         TaskStatus.PENDING: result.requeued,
                         TaskStatus.DEAD_LETTER: result.dead_lettered,
@@ -486,6 +552,8 @@ class SQLiteStore(Store):
             with self._write() as conn:
                 rows = conn.execute(sql.PRUNABLE, {"age": older_than_seconds, "limit": limit}).fetchall()
                 tasks = [task_from_row(row) for row in rows]
+                roots = json.dumps([task.id for task in tasks])
+                tasks += [task_from_row(row) for row in conn.execute(sql.DESCENDANTS_ROWS, {"ids": roots})]
                 ids = json.dumps([task.id for task in tasks])
                 conn.execute(sql.PRUNE, {"ids": ids})
                 conn.execute(sql.DELETE_EVENTS, {"ids": ids})

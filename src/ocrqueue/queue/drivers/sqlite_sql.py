@@ -52,15 +52,17 @@ GET_BY_IDS = f"SELECT {COLS} FROM ocrq_tasks WHERE id IN (SELECT value FROM json
 GET_LIVE_BY_DEDUP = f"SELECT {COLS} FROM ocrq_tasks WHERE dedup_key = :key AND status <> 'cancelled'"
 
 # SQLite's planner prefers the (status, id) index and would sort every pending row; the claim
-# index is already in claim order, so the claim names it.
+# index is already in claim order, so the claim names it. A parent waits while a child is unfinished.
 _CLAIM = f"""
 UPDATE ocrq_tasks
 SET status = 'running', attempts = attempts + 1, lease_token = lease_token + 1,
     worker_id = :worker_id, lease_expires_at = {NOW} + :lease,
     started_at = coalesce(started_at, {NOW}), updated_at = {NOW}
 WHERE id IN (
-    SELECT id FROM ocrq_tasks INDEXED BY ix_ocrq_tasks_claim
+    SELECT id FROM ocrq_tasks AS q INDEXED BY ix_ocrq_tasks_claim
     WHERE status = 'pending' AND run_at <= {NOW} {{kind_filter}}
+      AND (children = 0 OR NOT EXISTS (
+          SELECT 1 FROM ocrq_tasks c WHERE c.parent_id = q.id AND c.status <> 'completed'))
     ORDER BY priority DESC, run_at, id
     LIMIT :limit
 )
@@ -89,6 +91,16 @@ RETURNING id, cancel_requested
 """
 
 TOUCH_WORKER = f"UPDATE ocrq_workers SET last_seen_at = {NOW} WHERE id = :worker_id"
+
+# A child's progress moves its parent's by the same amount, before the child's own is written.
+PARENT_PROGRESS = f"""
+UPDATE ocrq_tasks SET progress_done = ocrq_tasks.progress_done + (:done - c.progress_done), updated_at = {NOW}
+FROM (
+    SELECT parent_id, progress_done FROM ocrq_tasks
+    WHERE id = :id AND lease_token = :token AND status = 'running' AND parent_id IS NOT NULL
+) AS c
+WHERE ocrq_tasks.id = c.parent_id
+"""
 
 PROGRESS = f"""
 UPDATE ocrq_tasks
@@ -160,29 +172,116 @@ FROM ocrq_tasks WHERE id IN (SELECT value FROM json_each(:ids))
 
 LEASE_STATE = "SELECT status, lease_token, attempts FROM ocrq_tasks WHERE id = :id"
 
-CANCEL = f"""
-UPDATE ocrq_tasks
+_CANCEL_SET = f"""
 SET status = CASE WHEN status = 'pending' THEN 'cancelled' ELSE status END,
     cancel_requested = 1,
     error_kind = CASE WHEN status = 'pending' THEN 'cancelled' ELSE error_kind END,
     error_message = CASE WHEN status = 'pending' THEN 'cancelled before it started' ELSE error_message END,
     finished_at = CASE WHEN status = 'pending' THEN {NOW} ELSE finished_at END,
     updated_at = {NOW}
+"""
+
+CANCEL = f"""
+UPDATE ocrq_tasks {_CANCEL_SET}
 WHERE id = :id AND status IN ('pending', 'running') AND NOT cancel_requested
 RETURNING {COLS}
 """
 
-REQUEUE = f"""
-UPDATE ocrq_tasks
+DESCENDANTS = """
+WITH RECURSIVE tree(id) AS (
+    SELECT id FROM ocrq_tasks WHERE parent_id IN (SELECT value FROM json_each(:ids))
+    UNION ALL
+    SELECT t.id FROM ocrq_tasks t JOIN tree ON t.parent_id = tree.id
+)
+SELECT id FROM tree
+"""
+"""The children of the tasks `:ids`, their children, and so on."""
+
+CANCEL_DESCENDANTS = f"""
+UPDATE ocrq_tasks {_CANCEL_SET}
+WHERE id IN ({DESCENDANTS}) AND status IN ('pending', 'running') AND NOT cancel_requested
+RETURNING id, status, attempts, lease_token, worker_id
+"""
+
+_REQUEUE_SET = f"""
 SET status = 'pending', attempts = 0, cancel_requested = 0, worker_id = NULL,
     lease_expires_at = NULL, finished_at = NULL, run_at = {NOW}, updated_at = {NOW},
     progress_step = NULL
+"""
+
+REQUEUE = f"""
+UPDATE ocrq_tasks {_REQUEUE_SET}
 WHERE id = :id AND status = 'dead_letter'
 RETURNING {COLS}
 """
 
-DELETE = "DELETE FROM ocrq_tasks WHERE id = :id AND status IN ('completed', 'cancelled', 'dead_letter')"
+# Children that completed keep their work; the rest run again.
+REQUEUE_DESCENDANTS = f"""
+UPDATE ocrq_tasks {_REQUEUE_SET}
+WHERE id IN ({DESCENDANTS}) AND status IN ('dead_letter', 'cancelled')
+RETURNING id, lease_token
+"""
+
+# A child goes only with its parent (`DELETE_DESCENDANTS`).
+DELETE = """
+DELETE FROM ocrq_tasks
+WHERE id = :id AND parent_id IS NULL AND status IN ('completed', 'cancelled', 'dead_letter')
+"""
 DELETE_EVENTS = "DELETE FROM ocrq_events WHERE task_id IN (SELECT value FROM json_each(:ids))"
+DELETE_DESCENDANTS = f"DELETE FROM ocrq_tasks WHERE id IN ({DESCENDANTS}) RETURNING id"
+
+# -- parents and children ---------------------------------------------------------------------------
+
+FAN_OUT = f"""
+UPDATE ocrq_tasks
+SET {lifecycle.render_set(lifecycle.fan_out(lifecycle.param("count", sa.Integer), _CLOCK), "sqlite")}
+WHERE id = :id AND lease_token = :token AND status = 'running' AND children = 0
+RETURNING status
+"""
+
+FANNED_OUT_EVENT = f"""
+INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+SELECT {lifecycle.render_event(lifecycle.FANNED_OUT, "sqlite", now=NOW, worker=":worker_id")}
+FROM ocrq_tasks WHERE id = :id
+"""
+
+# Items: [id, kind, payload as JSON text, max_attempts]. Tenant and priority are the parent's.
+SUBMIT_CHILDREN = f"""
+INSERT INTO ocrq_tasks (id, kind, status, priority, payload, tenant, max_attempts,
+                        run_at, created_at, updated_at, parent_id)
+SELECT c.value ->> 0, c.value ->> 1, 'pending', p.priority, c.value ->> 2, p.tenant, c.value ->> 3,
+       {NOW}, {NOW}, {NOW}, p.id
+FROM ocrq_tasks p, json_each(:children) c
+WHERE p.id = :id
+ORDER BY c.key
+"""
+
+CHILDREN = f"SELECT {COLS} FROM ocrq_tasks WHERE parent_id = :id ORDER BY id"
+
+SUBMITTED_EVENTS = f"""
+INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, detail)
+SELECT value, 'submitted', {NOW}, 0, 0, '{{}}' FROM json_each(:ids)
+"""
+
+SETTLE_PARENTS = f"""
+UPDATE ocrq_tasks
+SET {lifecycle.render_set(lifecycle.child_ended("c", _CLOCK), "sqlite")}
+FROM (
+    SELECT id, parent_id, status, error_kind, error_message FROM ocrq_tasks
+    WHERE id IN (SELECT value FROM json_each(:ids)) AND parent_id IS NOT NULL
+      AND status IN ({", ".join(f"'{s}'" for s in lifecycle.CHILD_ENDED_STATUSES)})
+) AS c
+WHERE ocrq_tasks.id = c.parent_id AND ocrq_tasks.status = 'pending'
+RETURNING ocrq_tasks.id
+"""
+"""Waiting parents of the children `:ids` that ended without completing: dead_letter, saying why."""
+
+SETTLED_PARENT_EVENTS = f"""
+INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+SELECT id, 'dead_lettered', {NOW}, attempts, lease_token, NULL,
+       {lifecycle.render(lifecycle.child_ended_event_detail("sqlite"), "sqlite")}
+FROM ocrq_tasks WHERE id IN (SELECT value FROM json_each(:ids))
+"""
 
 LIST_BASE = f"SELECT {COLS} FROM ocrq_tasks"
 LIST_FILTERS = {
@@ -250,11 +349,13 @@ SELECT {lifecycle.render_event(_REAPED, "sqlite", now=NOW, worker=":old_worker")
 FROM ocrq_tasks WHERE id = :id
 """
 
+# A child goes with its parent: the roots are pruned, with their descendants (DESCENDANTS_ROWS).
 PRUNABLE = f"""
 SELECT {COLS} FROM ocrq_tasks
-WHERE status IN ('completed', 'cancelled', 'dead_letter') AND finished_at < {NOW} - :age
+WHERE status IN ('completed', 'cancelled', 'dead_letter') AND finished_at < {NOW} - :age AND parent_id IS NULL
 LIMIT :limit
 """
+DESCENDANTS_ROWS = f"SELECT {COLS} FROM ocrq_tasks WHERE id IN ({DESCENDANTS})"
 PRUNE = "DELETE FROM ocrq_tasks WHERE id IN (SELECT value FROM json_each(:ids))"
 
 PRUNE_WORKERS = f"DELETE FROM ocrq_workers WHERE coalesce(stopped_at, last_seen_at) < {NOW} - :age"
