@@ -79,5 +79,5 @@ def running_service(db_url: str, store: Store, data_dir: Path, **settings: Any) 
             service.stop_workers()
     finally:
         service.stop_workers()
-        app.state.task_follower.close()  # what the lifespan does under `ocrqueue serve`
+        app.state.live.close()  # what the lifespan does under `ocrqueue serve`
         keys.close()
