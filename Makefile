@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 BOOTSTRAP_PYTHON ?= python3
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint typecheck check chaos bench bench-queue bench-ocr venv system-deps-serve system-deps-test lock clean
+.PHONY: serve test lint typecheck check chaos bench bench-queue bench-ocr bench-accuracy venv system-deps-serve system-deps-test lock clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(BOOTSTRAP_PYTHON) -m venv $(VENV)
@@ -52,7 +52,11 @@ bench-queue: venv
 bench-ocr: venv
 	$(PY) bench/ocr.py
 
-bench: bench-queue bench-ocr
+## bench-accuracy: CER and bag-of-words F1 on real pages from Debian packages (fetched with apt-get download), three ways each
+bench-accuracy: venv
+	$(PY) bench/accuracy.py
+
+bench: bench-queue bench-ocr bench-accuracy
 
 ## lock: refresh constraints.txt from the current virtualenv after changing dependencies
 lock: venv
