@@ -94,6 +94,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--only", default="", help="comma-separated page ids or document ids (substrings)")
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--lang", choices=("eng", "chi"), help="only pages of this language")
     parser.add_argument("--ci", action="store_true", help="only the pages `make test` reads")
     parser.add_argument("--engine", help="engine option (default: the default options)")
     parser.add_argument("--languages", help="comma-separated languages option (default: the default options)")
@@ -103,6 +104,7 @@ def main() -> None:
     keep_page_buffers(Settings().page_buffer_keep_mb)
     wanted = [s for s in args.only.split(",") if s]
     pages = [p for p in load_pages() if (not wanted or any(w in p.id for w in wanted)) and (p.ci or not args.ci)]
+    pages = [p for p in pages if args.lang in (None, p.lang)]
     variants = [v for v in args.variants.split(",") if v]
     overrides: dict[str, object] = {}
     if args.engine:

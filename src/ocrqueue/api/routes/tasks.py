@@ -16,7 +16,7 @@ from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import ApiError
 from ocrqueue.api.events import task_event_stream, tasks_event_stream
 from ocrqueue.api.schemas import ErrorOut, TaskListOut, TaskOut, task_out
-from ocrqueue.documents import DocumentError, ProcessOptions, available_engines, open_document, sniff_format
+from ocrqueue.documents import AUTO, DocumentError, ProcessOptions, available_engines, open_document, sniff_format
 from ocrqueue.queue import Task, TaskStatus
 from ocrqueue.service.keys import asset_key, page_image_key, result_json_key, result_markdown_key, result_prefix
 from ocrqueue.service.submission import Submission, submit_document
@@ -83,11 +83,11 @@ def _options(
             fields[name] = value
     if languages is not None:
         fields["languages"] = [part.strip() for part in languages.split(",") if part.strip()]
-    if fields["engine"] not in available_engines():
+    if fields["engine"] != AUTO and fields["engine"] not in available_engines():
         raise ApiError(
             422,
             "invalid_options",
-            f"unknown engine {fields['engine']!r}; available: {', '.join(available_engines())}",
+            f"unknown engine {fields['engine']!r}; available: {', '.join([AUTO, *available_engines()])}",
             field="engine",
         )
     try:
@@ -105,7 +105,7 @@ def submit_task(
     options: Annotated[str | None, Form(description='JSON object, e.g. {"mode": "ocr", "languages": ["eng"]}')] = None,
     mode: Annotated[Literal["auto", "ocr", "text"] | None, Form()] = None,
     engine: Annotated[str | None, Form(max_length=64)] = None,
-    languages: Annotated[str | None, Form(max_length=200, description="Comma-separated, e.g. eng,chi_sim")] = None,
+    languages: Annotated[str | None, Form(max_length=200, description="auto, or Tesseract codes: eng,chi_sim")] = None,
     dpi: Annotated[int | None, Form(ge=72, le=600)] = None,
     priority: Annotated[int, Form(ge=-100, le=100)] = 0,
     max_attempts: Annotated[int | None, Form(ge=1, le=20)] = None,
