@@ -10,7 +10,8 @@ from unittest import mock
 import pytest
 from support.waiting import wait_for
 
-from ocrqueue.queue import LeaseLost, Store, TaskSpec, TaskStatus
+from ocrqueue.queue import LeaseLost, Registry, Store, TaskSpec, TaskStatus, open_store
+from ocrqueue.queue.kinds import noop
 from ocrqueue.queue.models import EventType, FailOutcome
 
 LEASE = 30.0
@@ -49,6 +50,24 @@ def test_submit_creates_pending_task_with_history(store: Store) -> None:
 def test_default_max_attempts_comes_from_the_store(store: Store) -> None:
     store.default_max_attempts = 7
     assert store.submit(TaskSpec("noop")).task.max_attempts == 7
+
+
+def test_max_attempts_precedence_is_spec_then_kind_then_store_then_four(db_url: str) -> None:
+    registry = Registry()
+    registry.register("tight", noop, max_attempts=2)
+    registry.register("plain", noop)
+    specs = [TaskSpec("tight", max_attempts=5), TaskSpec("tight"), TaskSpec("plain"), TaskSpec("unknown")]
+    with open_store(db_url, default_max_attempts=7, registry=registry) as store:
+        assert [r.task.max_attempts for r in store.submit_many(specs)] == [5, 2, 7, 7]
+    with open_store(db_url) as store:
+        assert [r.task.max_attempts for r in store.submit_many(specs[2:])] == [4, 4]
+
+
+def test_an_attempt_limit_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="max_attempts"):
+        TaskSpec("noop", max_attempts=0)
+    with pytest.raises(ValueError, match="max_attempts"):
+        Registry().register("noop", noop, max_attempts=0)
 
 
 def test_same_dedup_key_returns_the_same_task(store: Store) -> None:
