@@ -15,6 +15,9 @@ from realpages import FetchError, RealPage, fetch, ground_truth, load_pages, var
 
 from ocrqueue.documents import ProcessOptions, open_document, process_page
 
+# RapidOCR reads a 300-dpi Chinese page in seconds on a quiet machine, in minutes on a crowded one.
+pytestmark = pytest.mark.timeout(900)
+
 # (page id, variant) -> (highest CER, lowest bag-of-words F1, the script the page must be found to hold)
 BOUNDS: dict[tuple[str, str], tuple[float, float, str]] = {
     ("r-intro-p011", "text_layer"): (0.02, 0.98, "Latin"),
