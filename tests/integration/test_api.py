@@ -13,6 +13,7 @@ from support.service import Service, running_service
 
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.queue import Store
+from ocrqueue.service.apikeys import ApiKeys
 
 PDF = born_digital_pdf(pages=2)
 
@@ -239,3 +240,18 @@ def test_the_task_list_stream_reports_new_and_changed_tasks(service: Service) ->
                     if (first["id"], "cancelled") in seen:
                         break
     assert seen[0] == (first["id"], "pending") and seen[-1] == (first["id"], "cancelled")
+
+
+def test_the_first_key_made_elsewhere_closes_the_api_at_once(service: Service, db_url: str) -> None:
+    """`ocrqueue keys create` runs in another process: the serving API must not stay open on a
+    cached "no keys yet" (it once did, for up to 5 s)."""
+    with service.client() as client:
+        assert client.get("/api/v1/tasks").status_code == 200  # local mode: open, and now asked once
+        elsewhere = ApiKeys(db_url)
+        try:
+            _, token = elsewhere.create("acme")
+        finally:
+            elsewhere.close()
+        refused = client.get("/api/v1/tasks")
+        assert refused.status_code == 401 and refused.json()["error"]["code"] == "unauthorized"
+        assert client.get("/api/v1/tasks", headers={"Authorization": f"Bearer {token}"}).status_code == 200

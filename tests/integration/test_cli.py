@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from data.generate import PdfBuilder, born_digital_pdf
+from data.generate import PdfBuilder, born_digital_pdf, figure_pdf
 from prometheus_client import CollectorRegistry
 from typer.testing import CliRunner
 
@@ -76,6 +76,20 @@ def test_a_failed_document_exits_non_zero_with_its_reason(cli_env: Path, worker:
     assert runner.invoke(app, ["tasks", "result", "00000000-0000-7000-8000-000000000000"]).exit_code == 3
 
 
+def test_db_prune_days_0_prunes_every_finished_task_with_its_files(cli_env: Path, worker: Worker) -> None:
+    pdf = cli_env / "figures.pdf"
+    pdf.write_bytes(figure_pdf())
+    assert runner.invoke(app, ["submit", str(pdf), "--mode", "text", "--wait"]).exit_code == 0
+    storage = Settings().resolved_storage_dir
+    stored = {p.relative_to(storage).parts[0] for p in storage.rglob("*") if p.is_file()}
+    assert stored == {"uploads", "results"}
+    kept = runner.invoke(app, ["db", "prune"])
+    assert kept.exit_code == 0 and "pruned 0 task(s)" in kept.output  # the default: a week
+    pruned = runner.invoke(app, ["db", "prune", "--days", "0"])
+    assert pruned.exit_code == 0 and "pruned 1 task(s)" in pruned.output
+    assert [p for p in storage.rglob("*") if p.is_file()] == []
+
+
 def test_convert_writes_markdown_json_and_reports_bad_files(cli_env: Path) -> None:
     good, bad = cli_env / "good.pdf", cli_env / "empty.pdf"
     good.write_bytes(born_digital_pdf(pages=1))
@@ -84,6 +98,16 @@ def test_convert_writes_markdown_json_and_reports_bad_files(cli_env: Path) -> No
     assert result.exit_code == 1
     assert "Supplier Invoices" in (cli_env / "out" / "good" / "good.md").read_text()
     assert (cli_env / "out" / "good" / "good.json").is_file() and not (cli_env / "out" / "empty").exists()
+
+
+def test_converted_markdown_opens_with_its_figures_on_disk(cli_env: Path) -> None:
+    (cli_env / "chart.pdf").write_bytes(figure_pdf(pages=2))
+    assert runner.invoke(app, ["convert", str(cli_env / "chart.pdf"), "-o", str(cli_env / "out")]).exit_code == 0
+    markdown = cli_env / "out" / "chart" / "chart.md"
+    links = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", markdown.read_text())
+    assert len(links) == 2
+    for link in links:
+        assert (markdown.parent / link).read_bytes().startswith(b"\x89PNG"), link
 
 
 def test_keys_create_list_revoke(cli_env: Path) -> None:

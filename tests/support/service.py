@@ -15,6 +15,7 @@ from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.queue import QueueConfig, Store, Worker
 from ocrqueue.queue.metrics import QueueMetrics
+from ocrqueue.service import Tasks
 from ocrqueue.service.apikeys import ApiKeys
 from ocrqueue.service.kinds import build_registry
 from ocrqueue.settings import Settings
@@ -68,13 +69,15 @@ def running_service(db_url: str, store: Store, data_dir: Path, **settings: Any) 
     config = Settings(database_url=db_url, data_dir=data_dir, _env_file=None, **chosen)  # type: ignore[call-arg]
     storage = LocalStorage(config.resolved_storage_dir)
     keys = ApiKeys(db_url)
-    context = ApiContext(config, store, storage, keys, RateLimiter(config.submit_rate_per_minute))
+    context = ApiContext(config, Tasks(store, storage, config), keys, RateLimiter(config.submit_rate_per_minute))
     service = Service("", store, storage, keys, config, context)
+    app = create_app(context)
     try:
-        with serving(create_app(context)) as url:
+        with serving(app) as url:
             service.url = url
             yield service
             service.stop_workers()
     finally:
         service.stop_workers()
+        app.state.live.close()  # what the lifespan does under `ocrqueue serve`
         keys.close()

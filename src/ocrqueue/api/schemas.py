@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ocrqueue.queue import Event, Task
+from ocrqueue.service import EventView, TaskView, VisionPayload
 
 
 class Progress(BaseModel):
@@ -84,25 +84,19 @@ class ErrorOut(BaseModel):
     error: ErrorDetail
 
 
-def task_out(task: Task, events: list[Event] | None = None, *, events_truncated: bool = False) -> TaskOut:
-    payload = task.payload if isinstance(task.payload, dict) else {}
+def task_out(task: TaskView, events: list[EventView] | None = None, *, events_truncated: bool = False) -> TaskOut:
     result = None
-    if task.status == "completed" and task.kind == "ocr":
+    if task.document_pages is not None:
         base = f"/api/v1/tasks/{task.id}/result"
-        pages = task.result.get("pages", 0) if isinstance(task.result, dict) else 0
-        result = ResultLinks(markdown=f"{base}?format=markdown", json=f"{base}?format=json", pages=pages)
+        result = ResultLinks(markdown=f"{base}?format=markdown", json=f"{base}?format=json", pages=task.document_pages)
     answer = None
-    if task.status == "completed" and task.kind == "vision" and isinstance(task.result, dict):
-        answer = AnswerOut(
-            text=str(task.result.get("answer", "")),
-            model=task.result.get("model"),
-            truncated=bool(task.result.get("truncated", False)),
-        )
+    if task.answer is not None:
+        answer = AnswerOut(text=task.answer.text, model=task.answer.model, truncated=task.answer.truncated)
     return TaskOut(
         id=task.id,
         kind=task.kind,
         status=str(task.status),
-        filename=payload.get("filename"),
+        filename=task.filename,
         priority=task.priority,
         attempts=task.attempts,
         max_attempts=task.max_attempts,
@@ -115,12 +109,12 @@ def task_out(task: Task, events: list[Event] | None = None, *, events_truncated:
         finished_at=task.finished_at,
         updated_at=task.updated_at,
         events=[
-            EventOut(type=str(e.type), at=e.at, attempt=e.attempt, worker_id=e.worker_id, detail=dict(e.detail))
+            EventOut(type=e.type, at=e.at, attempt=e.attempt, worker_id=e.worker_id, detail=dict(e.detail))
             for e in events
         ]
         if events is not None
         else None,
         events_truncated=events_truncated if events is not None else None,
         answer=answer,
-        question=payload.get("question") if task.kind == "vision" else None,
+        question=task.payload.question if isinstance(task.payload, VisionPayload) else None,
     )

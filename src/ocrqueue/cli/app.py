@@ -13,21 +13,19 @@ from rich.table import Column, Table
 
 from ocrqueue.cli import documents, server
 from ocrqueue.cli.keys import keys_app
-from ocrqueue.cli.runtime import (
-    configure_logging,
-    open_configured_store,
-    open_storage,
+from ocrqueue.cli.runtime import configure_logging
+from ocrqueue.service import ANY_TENANT, Conflict, NotFound, TaskStatus, TaskView
+from ocrqueue.service.live import Live
+from ocrqueue.service.runtime import (
+    keep_page_buffers,
+    kind_names,
+    new_worker,
+    open_tasks,
     prepare_database,
     run_workers_until_signalled,
     serve_metrics,
-    task_registry,
 )
-from ocrqueue.documents import keep_page_buffers
-from ocrqueue.queue import QueueConfig, TaskSpec, TaskStatus, Worker
-from ocrqueue.queue.migrate import current_revision, head_revision
-from ocrqueue.service.follow import TaskFollower, wait_for_tasks
-from ocrqueue.service.keys import result_json_key, result_markdown_key
-from ocrqueue.service.ocr_task import OCR_KIND
+from ocrqueue.service.schema import newest_queue_revision, queue_revision
 from ocrqueue.settings import Settings
 
 app = typer.Typer(
@@ -51,19 +49,11 @@ EXIT_NOT_FOUND = 3
 
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log debug messages.")]
 Concurrency = Annotated[
-    int | None, typer.Option("--concurrency", "-c", min=1, help="Task slots per worker [default: settings].")
+    int | None, typer.Option("--concurrency", "-c", min=1, help="Task slots per worker.", show_default="settings")
 ]
 Kinds = Annotated[
-    list[str] | None, typer.Option("--kind", "-k", help="Task kind to claim; repeat for several [default: all].")
+    list[str] | None, typer.Option("--kind", "-k", help="Task kind to claim; repeat for several.", show_default="all")
 ]
-
-
-def _worker(settings: Settings, concurrency: int | None, kinds: list[str] | None) -> Worker:
-    config = settings.queue_config()
-    if concurrency is not None:
-        config = QueueConfig(**{**config.__dict__, "concurrency": concurrency})
-    store = open_configured_store(settings)
-    return Worker(store, task_registry(settings), config, kinds=kinds or settings.worker_kinds or None)
 
 
 @app.command()
@@ -75,10 +65,11 @@ def worker(verbose: Verbose = False, concurrency: Concurrency = None, kinds: Kin
     configure_logging(verbose)
     settings = Settings()
     keep_page_buffers(settings.page_buffer_keep_mb)
-    runner = _worker(settings, concurrency, kinds)
-    console.print(f"worker {runner.worker_id} on {runner.store.backend}, kinds: {', '.join(runner.kinds)}")
-    serve_metrics(settings, runner.store)
-    run_workers_until_signalled([runner])
+    with open_tasks(settings) as tasks:
+        runner = new_worker(tasks, settings, concurrency=concurrency, kinds=kinds or settings.worker_kinds or None)
+        console.print(f"worker {runner.worker_id} on {tasks.backend}, kinds: {', '.join(runner.kinds)}")
+        serve_metrics(settings, tasks)
+        run_workers_until_signalled([runner])
 
 
 @db_app.command("upgrade")
@@ -89,7 +80,7 @@ def db_upgrade() -> None:
     """
     settings = Settings()
     url = prepare_database(settings.model_copy(update={"auto_migrate": True}))
-    console.print(f"schema at revision {current_revision(url)} (newest {head_revision()})")
+    console.print(f"schema at revision {queue_revision(url)} (newest {newest_queue_revision()})")
 
 
 @db_app.command("current")
@@ -99,25 +90,26 @@ def db_current() -> None:
     Example: ocrqueue db current
     """
     settings = Settings()
-    revision = current_revision(settings.resolved_database_url)
-    console.print(f"database: {revision or 'empty'}; newest: {head_revision()}")
-    if revision != head_revision():
+    revision = queue_revision(settings.resolved_database_url)
+    console.print(f"database: {revision or 'empty'}; newest: {newest_queue_revision()}")
+    if revision != newest_queue_revision():
         raise typer.Exit(EXIT_FAILED)
 
 
 @db_app.command("prune")
 def db_prune(
-    days: Annotated[float | None, typer.Option(help="Age in days [default: settings.prune_after_days].")] = None,
+    days: Annotated[
+        float | None,
+        typer.Option(help="Age in days (0: every finished task).", show_default="settings.prune_after_days"),
+    ] = None,
 ) -> None:
     """Delete finished tasks (with their history) older than the given age.
 
     Example: ocrqueue db prune --days 7
     """
     settings = Settings()
-    store = open_configured_store(settings)
-    total = 0
-    while deleted := store.prune((days or settings.prune_after_days) * 86400):
-        total += deleted
+    with open_tasks(settings) as tasks:
+        total = tasks.prune(settings.prune_after_days if days is None else days)
     console.print(f"pruned {total} task(s)")
 
 
@@ -139,13 +131,13 @@ def tasks_enqueue(
         console.print(f"[red]--payload is not valid JSON: {exc}[/red]")
         raise typer.Exit(2) from exc
     settings = Settings()
-    known = task_registry(settings)
+    known = kind_names(settings)
     if kind not in known:
-        console.print(f"[red]unknown task kind {kind!r}; known: {', '.join(known.names())}[/red]")
+        console.print(f"[red]unknown task kind {kind!r}; known: {', '.join(known)}[/red]")
         raise typer.Exit(2)
-    store = open_configured_store(settings)
-    specs = [TaskSpec(kind, body, priority=priority, dedup_key=dedup_key) for _ in range(count)]
-    for result in store.submit_many(specs):
+    with open_tasks(settings) as tasks:
+        submitted = tasks.enqueue(kind, body, count=count, priority=priority, dedup_key=dedup_key)
+    for result in submitted:
         console.print(f"{result.task.id} {'created' if result.created else 'existing'}")
 
 
@@ -159,8 +151,8 @@ def tasks_list(
 
     Example: ocrqueue tasks list --status dead_letter --limit 50
     """
-    store = open_configured_store(Settings())
-    page = store.list_tasks(statuses=status, limit=limit, cursor=cursor)
+    with open_tasks(Settings()) as tasks:
+        page = tasks.list(statuses=status, limit=limit, cursor=cursor)
     table = Table("kind", "status", "attempts", "progress", "error")
     table.columns.insert(0, Column("id", no_wrap=True, min_width=36))
     for t in page.tasks:
@@ -177,15 +169,17 @@ def tasks_show(task_id: str) -> None:
 
     Example: ocrqueue tasks show 01a2269d-108c-73d7-8d61-d464655ea577
     """
-    store = open_configured_store(Settings())
-    task = store.get(task_id)
-    if task is None:
+    try:
+        with open_tasks(Settings()) as tasks:
+            task = tasks.get(task_id, ANY_TENANT)
+            events = tasks.events(task_id)
+    except NotFound as exc:
         console.print(f"[red]no task {task_id}[/red]")
-        raise typer.Exit(EXIT_NOT_FOUND)
-    for name, value in task.__dict__.items():
+        raise typer.Exit(EXIT_NOT_FOUND) from exc
+    for name, value in _shown_fields(task).items():
         console.print(f"[bold]{name}[/bold]: {value}")
     table = Table("at", "event", "attempt", "token", "worker", "detail")
-    for e in store.events(task_id):
+    for e in events:
         table.add_row(
             e.at.isoformat(), e.type, str(e.attempt), str(e.lease_token), e.worker_id or "", json.dumps(e.detail)
         )
@@ -198,11 +192,14 @@ def tasks_cancel(task_id: str) -> None:
 
     Example: ocrqueue tasks cancel 01a2269d-108c-73d7-8d61-d464655ea577
     """
-    with open_configured_store(Settings()) as store:
-        task = store.cancel(task_id)
-    if task is None:
-        console.print(f"[red]no task {task_id}[/red]")
-        raise typer.Exit(EXIT_NOT_FOUND)
+    with open_tasks(Settings()) as tasks:
+        try:
+            task = tasks.cancel(task_id)
+        except NotFound as exc:
+            console.print(f"[red]no task {task_id}[/red]")
+            raise typer.Exit(EXIT_NOT_FOUND) from exc
+        except Conflict:
+            task = tasks.get(task_id)  # already finished: nothing to cancel
     console.print(f"{task.id}: {task.status}{' (cancel requested)' if task.cancel_requested else ''}")
 
 
@@ -212,11 +209,12 @@ def tasks_retry(task_id: str) -> None:
 
     Example: ocrqueue tasks retry 01a2269d-108c-73d7-8d61-d464655ea577
     """
-    with open_configured_store(Settings()) as store:
-        task = store.requeue(task_id)
-    if task is None:
+    try:
+        with open_tasks(Settings()) as tasks:
+            task = tasks.retry(task_id)
+    except (NotFound, Conflict) as exc:
         console.print(f"[red]task {task_id} is not in dead_letter[/red]")
-        raise typer.Exit(EXIT_FAILED)
+        raise typer.Exit(EXIT_FAILED) from exc
     console.print(f"{task.id}: {task.status}")
 
 
@@ -233,17 +231,16 @@ def tasks_result(
     if format not in ("markdown", "json"):
         console.print("[red]--format must be markdown or json[/red]")
         raise typer.Exit(2)
-    settings = Settings()
-    with open_configured_store(settings) as store:
-        task = store.get(task_id)
-    if task is None:
-        console.print(f"[red]no task {task_id}[/red]")
-        raise typer.Exit(EXIT_NOT_FOUND)
-    if task.status is not TaskStatus.COMPLETED or task.kind != OCR_KIND:
-        console.print(f"[red]task {task_id} is a {task.kind} task in {task.status}; no document result[/red]")
-        raise typer.Exit(EXIT_FAILED)
-    key = result_json_key(task.id) if format == "json" else result_markdown_key(task.id)
-    data = open_storage(settings).get(key)
+    with open_tasks(Settings()) as tasks:
+        try:
+            data = tasks.result(task_id, "json" if format == "json" else "markdown")
+        except NotFound as exc:
+            console.print(f"[red]no task {task_id}[/red]")
+            raise typer.Exit(EXIT_NOT_FOUND) from exc
+        except Conflict as exc:
+            task = tasks.get(task_id)
+            console.print(f"[red]task {task_id} is a {task.kind} task in {task.status}; no document result[/red]")
+            raise typer.Exit(EXIT_FAILED) from exc
     if output is None:
         sys.stdout.write(data.decode())
     else:
@@ -257,13 +254,12 @@ def tasks_wait(task_id: str, timeout: Annotated[float, typer.Option(help="Second
 
     Example: ocrqueue tasks wait 01a2269d-108c-73d7-8d61-d464655ea577 --timeout 60
     """
-    store = open_configured_store(Settings())
-    follower = TaskFollower(store)
-    try:
-        task = wait_for_tasks(follower, [task_id], timeout)[task_id]
-    finally:
-        follower.close()
-        store.close()  # and with it the store's listening connection
+    with open_tasks(Settings()) as tasks:  # closing the store closes its listening connection
+        live = Live(tasks)
+        try:
+            task = live.wait([task_id], timeout)[task_id]
+        finally:
+            live.close()
     if task is None:
         raise typer.Exit(EXIT_NOT_FOUND)
     if not task.status.terminal:
@@ -272,6 +268,13 @@ def tasks_wait(task_id: str, timeout: Annotated[float, typer.Option(help="Second
     console.print(f"{task.id}: {task.status} {task.error_message or ''}")
     if task.status is not TaskStatus.COMPLETED:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _shown_fields(task: TaskView) -> dict[str, object]:
+    """The task as `tasks show` prints it: its fields, with the payload as stored."""
+    shown = {name: getattr(task, name) for name in TaskView.__dataclass_fields__}
+    shown["payload"] = shown.pop("raw_payload")
+    return shown
 
 
 def main() -> None:

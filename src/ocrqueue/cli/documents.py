@@ -2,46 +2,57 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from ocrqueue.cli.runtime import open_configured_store, open_storage
-from ocrqueue.documents import DocumentError, ProcessOptions, assemble, keep_page_buffers, open_document, process_page
-from ocrqueue.queue import Task, TaskStatus
-from ocrqueue.service.follow import TaskFollower, wait_for_tasks
-from ocrqueue.service.submission import Submission, submit_document
+from ocrqueue.service import (
+    InvalidInput,
+    ProcessOptions,
+    ServiceError,
+    Submission,
+    Tasks,
+    TaskStatus,
+    TaskView,
+    ocr_options,
+)
+from ocrqueue.service.convert import convert_document
+from ocrqueue.service.live import Live
+from ocrqueue.service.runtime import keep_page_buffers, open_tasks
 from ocrqueue.settings import Settings
-from ocrqueue.storage import TooLargeUploadError
 
 console = Console()
 EXIT_FAILED = 1
 
 Files = Annotated[list[Path], typer.Argument(exists=True, dir_okay=False, readable=True, help="PDFs or images.")]
 Mode = Annotated[str, typer.Option(help="auto: text layer where good, OCR elsewhere; ocr; text.")]
-Engine = Annotated[str | None, typer.Option(help="OCR engine, or auto (per page) [default: settings.default_engine].")]
-Languages = Annotated[
-    list[str] | None, typer.Option("--lang", "-l", help="OCR language (repeatable) or auto [default: settings].")
+Engine = Annotated[
+    str | None, typer.Option(help="OCR engine, or auto (per page).", show_default="settings.default_engine")
 ]
-Dpi = Annotated[int | None, typer.Option(help="Render resolution for OCR [default: settings.render_dpi].")]
+Languages = Annotated[
+    list[str] | None,
+    typer.Option("--lang", "-l", help="OCR language (repeatable), or auto (per page).", show_default="settings"),
+]
+Dpi = Annotated[int | None, typer.Option(help="Render resolution for OCR.", show_default="settings.render_dpi")]
 
 
 def _options(
     settings: Settings, mode: str, engine: str | None, languages: list[str] | None, dpi: int | None
 ) -> ProcessOptions:
     try:
-        return ProcessOptions(
-            mode=mode,  # type: ignore[arg-type]
-            engine=engine or settings.default_engine,
-            languages=tuple(languages or settings.default_languages),
-            dpi=dpi or settings.render_dpi,
-        )
-    except DocumentError as exc:
-        console.print(f"[red]{exc}[/red]")
+        return ocr_options(settings, mode=mode, engine=engine, languages=languages, dpi=dpi)
+    except InvalidInput as exc:
+        console.print(f"[red]{exc.message}[/red]")
         raise typer.Exit(2) from exc
+
+
+def _set_total(progress: Progress, bar: TaskID, total: int) -> None:
+    progress.update(bar, total=total)
 
 
 def _progress() -> Progress:
@@ -70,21 +81,21 @@ def convert(
         for path in files:
             bar = progress.add_task(path.name, total=None)
             try:
-                with open_document(path.read_bytes(), settings.document_limits()) as document:
-                    progress.update(bar, total=document.meta.page_count)
-                    pages = []
-                    for page in document.pages():
-                        pages.append(process_page(page, options))
-                        progress.advance(bar)
-                    result = assemble(document.meta, pages)
-            except DocumentError as exc:
+                result = convert_document(
+                    path.read_bytes(),
+                    options,
+                    settings.document_limits(),
+                    on_opened=functools.partial(_set_total, progress, bar),
+                    on_page=functools.partial(progress.advance, bar),
+                )
+            except InvalidInput as exc:
                 progress.update(bar, description=f"[red]{path.name}: {exc}[/red]")
                 failed += 1
                 continue
             target = output / path.stem
             target.mkdir(parents=True, exist_ok=True)
-            (target / f"{path.stem}.md").write_text(result.to_markdown(), encoding="utf-8")
-            (target / f"{path.stem}.json").write_text(result.to_json(indent=2), encoding="utf-8")
+            (target / f"{path.stem}.md").write_text(result.markdown, encoding="utf-8")
+            (target / f"{path.stem}.json").write_text(result.json, encoding="utf-8")
             for name, data in result.images.items():
                 (target / name).write_bytes(data)
     if failed:
@@ -107,31 +118,36 @@ def submit(
     """
     settings = Settings()
     options = _options(settings, mode, engine, languages, dpi)
-    store = open_configured_store(settings)
-    storage = open_storage(settings)
+    with open_tasks(settings) as tasks:
+        task_ids = _queue(tasks, files, Submission("", options, priority=priority, force=force))
+        failures = len(files) - len(task_ids)
+        if wait:
+            failures += _follow(tasks, task_ids)
+    if failures:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _queue(tasks: Tasks, files: list[Path], submission: Submission) -> dict[str, str]:
+    """Submit each file; the new (or existing) tasks' ids and file names."""
     task_ids: dict[str, str] = {}
     for path in files:
         with path.open("rb") as stream:
             try:
-                result = submit_document(
-                    store,
-                    storage,
-                    stream,
-                    Submission(path.name, options, priority=priority, force=force),
-                    settings.max_upload_bytes,
-                )
-            except TooLargeUploadError as exc:
-                console.print(f"[red]{path.name}: {exc}[/red]")
+                result = tasks.submit_document(stream, dataclasses.replace(submission, filename=path.name))
+            except ServiceError as exc:
+                console.print(f"[red]{path.name}: {exc.message}[/red]")
                 continue
         task_ids[result.task.id] = path.name
         console.print(f"{result.task.id} {path.name} {'queued' if result.created else 'already ' + result.task.status}")
-    if not wait:
-        raise typer.Exit(0 if len(task_ids) == len(files) else EXIT_FAILED)
-    failures = len(files) - len(task_ids)
+    return task_ids
+
+
+def _follow(tasks: Tasks, task_ids: dict[str, str]) -> int:
+    """Show progress until every task finished; how many did not complete."""
     with _progress() as progress:
         bars = {task_id: progress.add_task(name, total=None) for task_id, name in task_ids.items()}
 
-        def show(task_id: str, task: Task | None) -> None:
+        def show(task_id: str, task: TaskView | None) -> None:
             if task is None:
                 progress.update(bars[task_id], description=f"[red]{task_ids[task_id]}: deleted")
                 return
@@ -140,12 +156,9 @@ def submit(
                 description = f"[red]{task_ids[task_id]}: {task.status} {task.error_message}"
                 progress.update(bars[task_id], description=description)
 
-        follower = TaskFollower(store)
+        live = Live(tasks)
         try:
-            last = wait_for_tasks(follower, task_ids, timeout=None, on_update=show)
+            last = live.wait(task_ids, timeout=None, on_update=show)
         finally:
-            follower.close()
-            store.close()  # and with it the store's listening connection
-        failures += sum(1 for task in last.values() if task is None or task.status is not TaskStatus.COMPLETED)
-    if failures:
-        raise typer.Exit(EXIT_FAILED)
+            live.close()
+    return sum(1 for task in last.values() if task is None or task.status is not TaskStatus.COMPLETED)

@@ -8,8 +8,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ocrqueue.cli.runtime import prepare_database
 from ocrqueue.service.apikeys import ApiKeys
+from ocrqueue.service.runtime import prepare_database
 from ocrqueue.settings import Settings
 
 keys_app = typer.Typer(help="API keys: once one exists, every API call needs one.", no_args_is_help=True)
@@ -29,7 +29,16 @@ def create(
 
     Example: ocrqueue keys create --tenant acme --name "scanner upload"
     """
-    key, token = _keys().create(tenant, name)
+    keys = _keys()
+    first = not keys.auth_required()
+    key, token = keys.create(tenant, name)
+    keys.close()
+    if first:
+        console.print(
+            "[yellow]the first key: from now on every API call needs one (a running `ocrqueue serve` asks "
+            "from its next request); restart serve to listen beyond 127.0.0.1[/yellow]",
+            highlight=False,
+        )
     console.print(f"key {key.id} for tenant {key.tenant}:")
     print(token)
 

@@ -13,10 +13,9 @@ from rich.console import Console
 
 from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
-from ocrqueue.cli.runtime import configure_logging, open_configured_store, open_storage, serve_metrics, task_registry
-from ocrqueue.documents import keep_page_buffers
-from ocrqueue.queue import QueueConfig, Worker
+from ocrqueue.cli.runtime import configure_logging
 from ocrqueue.service.apikeys import ApiKeys
+from ocrqueue.service.runtime import Worker, keep_page_buffers, new_worker, open_tasks, serve_metrics
 from ocrqueue.settings import Settings
 
 console = Console()
@@ -31,10 +30,10 @@ def _is_loopback(host: str) -> bool:
 
 
 def serve(
-    host: Annotated[str | None, typer.Option(help="Listen address [default: settings.host, 127.0.0.1].")] = None,
-    port: Annotated[int | None, typer.Option(help="Listen port [default: settings.port, 8000].")] = None,
+    host: Annotated[str | None, typer.Option(help="Listen address.", show_default="settings.host, 127.0.0.1")] = None,
+    port: Annotated[int | None, typer.Option(help="Listen port.", show_default="settings.port, 8000")] = None,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Embedded task slots [default: the number of CPUs].")
+        int | None, typer.Option(min=1, help="Embedded task slots.", show_default="the number of CPUs")
     ] = None,
     no_workers: Annotated[
         bool, typer.Option("--no-workers", help="API and web page only (workers run elsewhere).")
@@ -48,8 +47,7 @@ def serve(
     """
     configure_logging(verbose)
     settings = Settings()
-    store = open_configured_store(settings)
-    storage = open_storage(settings)
+    tasks = open_tasks(settings)
     keys = ApiKeys(settings.resolved_database_url)
     listen_host = host or settings.host
     if not keys.auth_required():
@@ -60,21 +58,19 @@ def serve(
         )
         listen_host = "127.0.0.1"
     listen_port = port or settings.port
-    context = ApiContext(settings, store, storage, keys, RateLimiter(settings.submit_rate_per_minute))
+    context = ApiContext(settings, tasks, keys, RateLimiter(settings.submit_rate_per_minute))
     runners: list[Worker] = []
     if not no_workers:
         keep_page_buffers(settings.page_buffer_keep_mb)
-        slots = workers or os.cpu_count() or 1
-        config = QueueConfig(**{**settings.queue_config().__dict__, "concurrency": slots})
-        runners.append(Worker(store, task_registry(settings), config))
-    serve_metrics(settings, store)
+        runners.append(new_worker(tasks, settings, concurrency=workers or os.cpu_count() or 1))
+    serve_metrics(settings, tasks)
     for runner in runners:
         runner.start()
     shown = f"[{listen_host}]" if ":" in listen_host else listen_host
     console.print(
         f"ocrqueue is running: open http://{shown}:{listen_port}/ "
         f"({'no workers' if not runners else f'{runners[0].config.concurrency} task slots'}, "
-        f"database {store.backend}); Ctrl-C stops"
+        f"database {tasks.backend}); Ctrl-C stops"
     )
     server = uvicorn.Server(
         uvicorn.Config(create_app(context), host=listen_host, port=listen_port, log_level="info", access_log=False)
@@ -87,4 +83,4 @@ def serve(
         for runner in runners:
             runner.wait_stopped(settings.shutdown_grace_seconds + 15)
         keys.close()
-        store.close()
+        tasks.close()

@@ -7,13 +7,10 @@ final result is assembled from the checkpoints alone, whichever attempts produce
 
 from __future__ import annotations
 
-from typing import Any
-
 from ocrqueue.documents import (
     DocumentError,
     DocumentLimits,
     PageResult,
-    ProcessOptions,
     assemble,
     open_document,
     process_page,
@@ -21,27 +18,28 @@ from ocrqueue.documents import (
 from ocrqueue.queue import PermanentError, TaskContext
 from ocrqueue.queue.models import JSON
 from ocrqueue.service.keys import asset_key, result_json_key, result_markdown_key
+from ocrqueue.service.payloads import OcrPayload, PayloadError
 from ocrqueue.storage import ObjectNotFoundError, Storage
 
 OCR_KIND = "ocr"
 
 
 class OcrTask:
-    """Handler for tasks of kind `ocr`; payload: {"input": storage key, "options": {...}, "filename": str}."""
+    """Handler for tasks of kind `ocr` (payload: `OcrPayload`)."""
 
     def __init__(self, storage: Storage, limits: DocumentLimits) -> None:
         self.storage = storage
         self.limits = limits
 
     def __call__(self, ctx: TaskContext) -> JSON:
-        payload: dict[str, Any] = ctx.payload
         try:
-            options = ProcessOptions.from_dict(payload.get("options", {}))
-            data = self.storage.get(payload["input"])
-        except DocumentError as exc:
+            payload = OcrPayload.from_json(ctx.payload)
+            data = self.storage.get(payload.input)
+        except PayloadError as exc:
             raise PermanentError(str(exc)) from exc
         except ObjectNotFoundError as exc:
-            raise PermanentError(f"the uploaded file {payload['input']} is missing from storage") from exc
+            raise PermanentError(f"the uploaded file {payload.input} is missing from storage") from exc
+        options = payload.options
         done = {seq: PageResult.from_dict(page) for seq, page in ctx.checkpoints.items()}
         try:
             with open_document(data, self.limits) as document:
