@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import pypdfium2 as pdfium
 import pytest
 from data.generate import born_digital_pdf
 from support.service import Service, running_service
@@ -61,6 +62,10 @@ def test_a_document_runs_and_its_results_download(service: Service) -> None:
             assert markdown.headers["content-type"].startswith("text/markdown")
             document = client.get(done["result"]["json"]).json()
             assert document["schema_version"] and len(document["pages"]) == 2
+            pdf = client.get(done["result"]["pdf"])
+            assert pdf.status_code == 200 and pdf.headers["content-type"] == "application/pdf"
+            assert pdf.content.startswith(b"%PDF-") and len(pdfium.PdfDocument(pdf.content)) == 2
+            assert client.get(done["result"]["pdf"]).content == pdf.content  # made once, then kept
             page = client.get(f"/api/v1/tasks/{task['id']}/pages/1")
             assert page.status_code == 200 and page.content.startswith(b"\x89PNG")
             assert client.get(f"/api/v1/tasks/{task['id']}/pages/3").status_code == 404

@@ -6,8 +6,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pypdfium2 as pdfium
 import pytest
-from data.generate import PdfBuilder, born_digital_pdf, figure_pdf
+from data.generate import ENGLISH, PdfBuilder, born_digital_pdf, encode, figure_pdf, text_page
 from prometheus_client import CollectorRegistry
 from typer.testing import CliRunner
 
@@ -56,6 +57,9 @@ def test_submit_wait_then_result_list_and_show(cli_env: Path, worker: Worker) ->
     assert markdown.exit_code == 0 and "Supplier Invoices" in markdown.output
     saved = runner.invoke(app, ["tasks", "result", task_id, "-f", "json", "-o", str(cli_env / "out.json")])
     assert saved.exit_code == 0 and '"schema_version"' in (cli_env / "out.json").read_text()
+    as_pdf = runner.invoke(app, ["tasks", "result", task_id, "-f", "pdf", "-o", str(cli_env / "out.pdf")])
+    assert as_pdf.exit_code == 0, as_pdf.output
+    assert "Supplier Invoices" in pdfium.PdfDocument(cli_env / "out.pdf")[0].get_textpage().get_text_range()
     listed = runner.invoke(app, ["tasks", "list", "--status", "completed"])
     assert task_id in listed.output
     shown = runner.invoke(app, ["tasks", "show", task_id])
@@ -74,6 +78,18 @@ def test_a_failed_document_exits_non_zero_with_its_reason(cli_env: Path, worker:
     task_id = TASK_ID.search(result.output).group(0)  # type: ignore[union-attr]
     assert runner.invoke(app, ["tasks", "result", task_id]).exit_code == 1
     assert runner.invoke(app, ["tasks", "result", "00000000-0000-7000-8000-000000000000"]).exit_code == 3
+
+
+def test_convert_writes_a_searchable_pdf_of_a_scan(cli_env: Path) -> None:
+    scan = cli_env / "scan.png"
+    scan.write_bytes(encode(text_page(ENGLISH, cjk=False), "PNG"))
+    result = runner.invoke(app, ["convert", str(scan), "-o", str(cli_env / "out"), "-f", "pdf", "--lang", "eng"])
+    assert result.exit_code == 0, result.output
+    written = sorted(p.name for p in (cli_env / "out" / "scan").iterdir())
+    assert written == ["scan.pdf"]
+    text = pdfium.PdfDocument(cli_env / "out" / "scan" / "scan.pdf")[0].get_textpage().get_text_range()
+    assert ENGLISH[0] in " ".join(text.split())
+    assert runner.invoke(app, ["convert", str(scan), "-o", str(cli_env / "x"), "-f", "docx"]).exit_code == 2
 
 
 def test_db_prune_days_0_prunes_every_finished_task_with_its_files(cli_env: Path, worker: Worker) -> None:
@@ -100,6 +116,12 @@ def test_convert_writes_markdown_json_and_reports_bad_files(cli_env: Path) -> No
     assert (cli_env / "out" / "good" / "good.json").is_file() and not (cli_env / "out" / "empty").exists()
 
 
+def test_local_webhook_secret_is_made_once_and_shown_again(cli_env: Path) -> None:
+    first = runner.invoke(app, ["keys", "webhook-secret"])
+    assert first.exit_code == 0 and first.output.startswith("whsec_")
+    assert runner.invoke(app, ["keys", "webhook-secret"]).output == first.output
+
+
 def test_converted_markdown_opens_with_its_figures_on_disk(cli_env: Path) -> None:
     (cli_env / "chart.pdf").write_bytes(figure_pdf(pages=2))
     assert runner.invoke(app, ["convert", str(cli_env / "chart.pdf"), "-o", str(cli_env / "out")]).exit_code == 0
@@ -113,8 +135,8 @@ def test_converted_markdown_opens_with_its_figures_on_disk(cli_env: Path) -> Non
 def test_keys_create_list_revoke(cli_env: Path) -> None:
     created = runner.invoke(app, ["keys", "create", "--tenant", "acme", "--name", "scanner"])
     assert created.exit_code == 0
-    token = created.output.strip().splitlines()[-1]
-    assert token.startswith("oq_")
+    token = next(line for line in created.output.splitlines() if line.startswith("oq_"))
+    assert created.output.strip().splitlines()[-1].startswith("whsec_")
     key_id = re.search(r"key ([0-9a-f]{16})", created.output).group(1)  # type: ignore[union-attr]
     listed = runner.invoke(app, ["keys", "list"])
     assert key_id in listed.output and token not in listed.output

@@ -32,7 +32,16 @@ class EventOut(BaseModel):
 class ResultLinks(BaseModel):
     markdown: str
     json_: str = Field(alias="json")
+    pdf: str = Field(description="The searchable PDF: the original pages with an invisible text layer.")
     pages: int
+
+
+class WebhookOut(BaseModel):
+    """A callback the task has: its latest delivery is itself a task (kind `webhook`) with a history."""
+
+    url: str
+    delivery_task_id: str | None
+    delivery_status: str | None
 
 
 class AnswerOut(BaseModel):
@@ -67,6 +76,8 @@ class TaskOut(BaseModel):
     """Set for completed tasks of kind `vision`."""
     question: str | None = None
     """Set for tasks of kind `vision`: the question asked about the image."""
+    webhooks: list[WebhookOut] | None = None
+    """Set by GET /api/v1/tasks/{id} for a task submitted with `callback_url`."""
 
 
 class TaskListOut(BaseModel):
@@ -88,7 +99,12 @@ def task_out(task: TaskView, events: list[EventView] | None = None, *, events_tr
     result = None
     if task.document_pages is not None:
         base = f"/api/v1/tasks/{task.id}/result"
-        result = ResultLinks(markdown=f"{base}?format=markdown", json=f"{base}?format=json", pages=task.document_pages)
+        result = ResultLinks(
+            markdown=f"{base}?format=markdown",
+            json=f"{base}?format=json",
+            pdf=f"{base}?format=pdf",
+            pages=task.document_pages,
+        )
     answer = None
     if task.answer is not None:
         answer = AnswerOut(text=task.answer.text, model=task.answer.model, truncated=task.answer.truncated)

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar, cast
 
+import httpx
 import typer
 from rich.console import Console
 from rich.table import Column, Table
 
-from ocrqueue.cli import documents, server
+from ocrqueue.cli import documents, remote, server
 from ocrqueue.cli.keys import keys_app
 from ocrqueue.cli.runtime import configure_logging
-from ocrqueue.service import ANY_TENANT, Conflict, NotFound, TaskStatus, TaskView
+from ocrqueue.client import ClientError
+from ocrqueue.service import ANY_TENANT, Conflict, NotFound, ResultFormat, TaskStatus, TaskView
 from ocrqueue.service.live import Live
 from ocrqueue.service.runtime import (
     keep_page_buffers,
@@ -24,9 +27,12 @@ from ocrqueue.service.runtime import (
     prepare_database,
     run_workers_until_signalled,
     serve_metrics,
+    webhook_outbox,
 )
 from ocrqueue.service.schema import newest_queue_revision, queue_revision
 from ocrqueue.settings import Settings
+
+T = TypeVar("T")
 
 app = typer.Typer(
     help="ocrqueue: a self-hosted document OCR service on a durable task queue.\n\n"
@@ -69,7 +75,8 @@ def worker(verbose: Verbose = False, concurrency: Concurrency = None, kinds: Kin
         runner = new_worker(tasks, settings, concurrency=concurrency, kinds=kinds or settings.worker_kinds or None)
         console.print(f"worker {runner.worker_id} on {tasks.backend}, kinds: {', '.join(runner.kinds)}")
         serve_metrics(settings, tasks)
-        run_workers_until_signalled([runner])
+        with webhook_outbox(settings, tasks.store):
+            run_workers_until_signalled([runner])
 
 
 @db_app.command("upgrade")
@@ -146,11 +153,17 @@ def tasks_list(
     status: Annotated[list[TaskStatus] | None, typer.Option(help="Filter by status; repeatable.")] = None,
     limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
     cursor: Annotated[str | None, typer.Option(help="Continue after this task id.")] = None,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
 ) -> None:
     """List tasks, newest first.
 
     Example: ocrqueue tasks list --status dead_letter --limit 50
     """
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            _remote(lambda: remote.tasks_list(client, [str(s) for s in status or []], limit))
+        return
     with open_tasks(Settings()) as tasks:
         page = tasks.list(statuses=status, limit=limit, cursor=cursor)
     table = Table("kind", "status", "attempts", "progress", "error")
@@ -164,11 +177,15 @@ def tasks_list(
 
 
 @tasks_app.command("show")
-def tasks_show(task_id: str) -> None:
+def tasks_show(task_id: str, server: remote.Server = None, api_key: remote.ApiKey = None) -> None:
     """Show one task with its event history.
 
     Example: ocrqueue tasks show 01a2269d-108c-73d7-8d61-d464655ea577
     """
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            _remote(lambda: remote.tasks_show(client, task_id))
+        return
     try:
         with open_tasks(Settings()) as tasks:
             task = tasks.get(task_id, ANY_TENANT)
@@ -187,11 +204,17 @@ def tasks_show(task_id: str) -> None:
 
 
 @tasks_app.command("cancel")
-def tasks_cancel(task_id: str) -> None:
+def tasks_cancel(task_id: str, server: remote.Server = None, api_key: remote.ApiKey = None) -> None:
     """Cancel a task: pending ones at once, running ones at their worker's next check.
 
     Example: ocrqueue tasks cancel 01a2269d-108c-73d7-8d61-d464655ea577
     """
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            cancelled = _remote(lambda: client.cancel(task_id))
+        requested = " (cancel requested)" if cancelled.data.get("cancel_requested") else ""
+        console.print(f"{cancelled.id}: {cancelled.status}{requested}")
+        return
     with open_tasks(Settings()) as tasks:
         try:
             task = tasks.cancel(task_id)
@@ -204,11 +227,16 @@ def tasks_cancel(task_id: str) -> None:
 
 
 @tasks_app.command("retry")
-def tasks_retry(task_id: str) -> None:
+def tasks_retry(task_id: str, server: remote.Server = None, api_key: remote.ApiKey = None) -> None:
     """Move a dead-lettered task back to pending with fresh attempts.
 
     Example: ocrqueue tasks retry 01a2269d-108c-73d7-8d61-d464655ea577
     """
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            retried = _remote(lambda: client.retry(task_id))
+        console.print(f"{retried.id}: {retried.status}")
+        return
     try:
         with open_tasks(Settings()) as tasks:
             task = tasks.retry(task_id)
@@ -221,19 +249,30 @@ def tasks_retry(task_id: str) -> None:
 @tasks_app.command("result")
 def tasks_result(
     task_id: str,
-    format: Annotated[str, typer.Option("--format", "-f", help="markdown or json.")] = "markdown",
+    format: Annotated[str, typer.Option("--format", "-f", help="markdown (md), json or pdf.")] = "markdown",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
 ) -> None:
-    """Print (or save) a completed OCR task's Markdown or JSON.
+    """Print (or save) a completed OCR task's Markdown, JSON or searchable PDF.
 
-    Example: ocrqueue tasks result 01a2…-…  -f json -o contract.json
+    Example: ocrqueue tasks result 01a2…-…  -f pdf -o contract.pdf
     """
-    if format not in ("markdown", "json"):
-        console.print("[red]--format must be markdown or json[/red]")
+    format = "markdown" if format == "md" else format
+    if format not in ("markdown", "json", "pdf"):
+        console.print("[red]--format must be markdown, json or pdf[/red]")
         raise typer.Exit(2)
+    if format == "pdf" and output is None:
+        console.print("[red]a PDF needs --output FILE[/red]")
+        raise typer.Exit(2)
+    chosen = cast(ResultFormat, format)
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            _remote(lambda: remote.tasks_result(client, task_id, chosen, output))
+        return
     with open_tasks(Settings()) as tasks:
         try:
-            data = tasks.result(task_id, "json" if format == "json" else "markdown")
+            data = tasks.result(task_id, chosen)
         except NotFound as exc:
             console.print(f"[red]no task {task_id}[/red]")
             raise typer.Exit(EXIT_NOT_FOUND) from exc
@@ -249,11 +288,20 @@ def tasks_result(
 
 
 @tasks_app.command("wait")
-def tasks_wait(task_id: str, timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 600.0) -> None:
+def tasks_wait(
+    task_id: str,
+    timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 600.0,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
+) -> None:
     """Wait until a task reaches a terminal state; exit 0 only if it completed.
 
     Example: ocrqueue tasks wait 01a2269d-108c-73d7-8d61-d464655ea577 --timeout 60
     """
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            code = _remote(lambda: remote.tasks_wait(client, task_id, timeout))
+        raise typer.Exit(code)
     with open_tasks(Settings()) as tasks:  # closing the store closes its listening connection
         live = Live(tasks)
         try:
@@ -275,6 +323,14 @@ def _shown_fields(task: TaskView) -> dict[str, object]:
     shown = {name: getattr(task, name) for name in TaskView.__dataclass_fields__}
     shown["payload"] = shown.pop("raw_payload")
     return shown
+
+
+def _remote(call: Callable[[], T]) -> T:
+    """Run a request to the server, turning its failure into a message and an exit code."""
+    try:
+        return call()
+    except (ClientError, httpx.HTTPError) as exc:
+        raise remote.fail(exc) from exc
 
 
 def main() -> None:

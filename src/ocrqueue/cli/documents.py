@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from ocrqueue.cli import remote
 from ocrqueue.service import (
     InvalidInput,
     ProcessOptions,
@@ -61,6 +62,15 @@ def _progress() -> Progress:
     )
 
 
+def _formats(given: list[str] | None) -> set[str]:
+    chosen = {"markdown" if f == "md" else f for f in (given or ["md", "json"])}
+    unknown = chosen - {"markdown", "json", "pdf"}
+    if unknown:
+        console.print(f"[red]unknown --format {', '.join(sorted(unknown))}: use md, json or pdf[/red]")
+        raise typer.Exit(2)
+    return chosen
+
+
 def convert(
     files: Files,
     output: Annotated[Path, typer.Option("--output", "-o", file_okay=False, help="Directory for the results.")],
@@ -68,13 +78,18 @@ def convert(
     engine: Engine = None,
     languages: Languages = None,
     dpi: Dpi = None,
+    formats: Annotated[
+        list[str] | None,
+        typer.Option("--format", "-f", help="md, json or pdf (searchable PDF); repeatable [default: md and json]."),
+    ] = None,
 ) -> None:
-    """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json and figure crops beside them.
+    """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json, .pdf and figure crops beside them.
 
-    Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim
+    Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim -f md -f pdf
     """
     settings = Settings()
     options = _options(settings, mode, engine, languages, dpi)
+    wanted = _formats(formats)
     keep_page_buffers(settings.page_buffer_keep_mb)
     failed = 0
     with _progress() as progress:
@@ -94,8 +109,13 @@ def convert(
                 continue
             target = output / path.stem
             target.mkdir(parents=True, exist_ok=True)
-            (target / f"{path.stem}.md").write_text(result.markdown, encoding="utf-8")
-            (target / f"{path.stem}.json").write_text(result.json, encoding="utf-8")
+            if "markdown" in wanted:
+                (target / f"{path.stem}.md").write_text(result.markdown, encoding="utf-8")
+            if "json" in wanted:
+                (target / f"{path.stem}.json").write_text(result.json, encoding="utf-8")
+            if "pdf" in wanted:
+                with (target / f"{path.stem}.pdf").open("wb") as pdf:
+                    result.write_searchable_pdf(pdf)
             for name, data in result.images.items():
                 (target / name).write_bytes(data)
     if failed:
@@ -111,12 +131,47 @@ def submit(
     dpi: Dpi = None,
     priority: Annotated[int, typer.Option(help="Higher runs first.")] = 0,
     force: Annotated[bool, typer.Option(help="Run again even if the same file and options were submitted.")] = False,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", file_okay=False, help="With --server: wait, then write results here."),
+    ] = None,
+    formats: Annotated[
+        list[str] | None, typer.Option("--format", "-f", help="With --output: md, json or pdf; repeatable [md].")
+    ] = None,
+    callback_url: Annotated[
+        str | None, typer.Option(help="With --server: POSTed a signed JSON body when each task ends.")
+    ] = None,
 ) -> None:
-    """Queue files for OCR on the configured database and storage (workers anywhere pick them up).
+    """Queue files for OCR: on a server over HTTP (--server, no database or storage needed), or
+    directly on the configured database and storage (workers anywhere pick them up).
 
-    Example: ocrqueue submit contract.pdf --lang eng --wait
+    Examples: ocrqueue submit contract.pdf --lang eng --wait |
+    ocrqueue submit scan.pdf --server http://ocr:8000 --api-key oq_… -o out/ -f md -f pdf
     """
     settings = Settings()
+    client = remote.remote_client(server, api_key)
+    if client is not None:
+        with client:
+            code = remote.submit_remote(
+                client,
+                files,
+                wait=wait,
+                output=output,
+                formats=sorted(_formats(formats or ["md"])),  # type: ignore[arg-type]
+                mode=mode,
+                engine=engine,
+                languages=languages,
+                dpi=dpi,
+                priority=priority,
+                force=force,
+                callback_url=callback_url,
+            )
+        raise typer.Exit(code)
+    if output is not None or callback_url is not None:
+        console.print("[red]--output and --callback-url need --server (or use `ocrqueue tasks result`)[/red]")
+        raise typer.Exit(2)
     options = _options(settings, mode, engine, languages, dpi)
     with open_tasks(settings) as tasks:
         task_ids = _queue(tasks, files, Submission("", options, priority=priority, force=force))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
 import os
@@ -15,7 +16,7 @@ from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.cli.runtime import configure_logging
 from ocrqueue.service.apikeys import ApiKeys
-from ocrqueue.service.runtime import Worker, keep_page_buffers, new_worker, open_tasks, serve_metrics
+from ocrqueue.service.runtime import Worker, keep_page_buffers, new_worker, open_tasks, serve_metrics, webhook_outbox
 from ocrqueue.settings import Settings
 
 console = Console()
@@ -76,7 +77,8 @@ def serve(
         uvicorn.Config(create_app(context), host=listen_host, port=listen_port, log_level="info", access_log=False)
     )
     try:
-        server.run()
+        with webhook_outbox(settings, tasks.store) if runners else contextlib.nullcontext():
+            server.run()
     finally:
         for runner in runners:
             runner.stop()

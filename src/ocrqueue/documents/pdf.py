@@ -90,6 +90,11 @@ class PdfPage:
         return self._index
 
     @property
+    def frame(self) -> PageFrame:
+        """How the page's user space maps to what a reader sees (crop box and rotation)."""
+        return self._frame
+
+    @property
     def width(self) -> float:
         return float(self._width)
 

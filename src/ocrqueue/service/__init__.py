@@ -18,11 +18,14 @@ from ocrqueue.service.options import ocr_options
 from ocrqueue.service.payloads import OcrPayload, Payload, VisionPayload
 from ocrqueue.service.submission import Submission
 from ocrqueue.service.tasks import ANY_TENANT, TASK_ID_PATTERN, ResultFormat, Tasks
-from ocrqueue.service.views import EventView, Submitted, TaskList, TaskView
+from ocrqueue.service.views import EventView, Submitted, TaskList, TaskView, WebhookView
 from ocrqueue.service.vision_task import MAX_QUESTION_CHARS, VisionSubmission
+from ocrqueue.service.webhook_sender import WebhookRefused, check_url
+from ocrqueue.service.webhooks import LOCAL_OWNER, WebhookConfig, WebhookStore, key_owner
 
 __all__ = [
     "ANY_TENANT",
+    "LOCAL_OWNER",
     "MAX_QUESTION_CHARS",
     "TASK_ID_PATTERN",
     "Answer",
@@ -47,5 +50,11 @@ __all__ = [
     "UnsupportedInput",
     "VisionPayload",
     "VisionSubmission",
+    "WebhookConfig",
+    "WebhookRefused",
+    "WebhookStore",
+    "WebhookView",
+    "check_url",
+    "key_owner",
     "ocr_options",
 ]

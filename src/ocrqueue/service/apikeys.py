@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from ocrqueue.queue.urls import parse_database_url
+from ocrqueue.service.webhooks import WebhookStore, key_owner
 
 TOKEN_PREFIX = "oq_"
 _CACHE_SECONDS = 5.0
@@ -71,6 +72,12 @@ class ApiKeys:
 
     def create(self, tenant: str, name: str = "") -> tuple[ApiKey, str]:
         """Returns the key and its token; the token is not stored and cannot be shown again."""
+        key, token, _ = self.create_with_webhook_secret(tenant, name)
+        return key, token
+
+    def create_with_webhook_secret(self, tenant: str, name: str = "") -> tuple[ApiKey, str, str]:
+        """The key, its token and the secret that signs its tasks' webhooks, made in one transaction.
+        Show the token once; the secret can be shown again only by making a new key."""
         if not tenant.strip():
             raise ValueError("a key needs a tenant name")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
@@ -81,8 +88,9 @@ class ApiKeys:
                     id=key.id, tenant=key.tenant, name=name, key_hash=_hash(token), created_at=key.created_at
                 )
             )
+            webhook_secret = WebhookStore.create_secret_in(conn, key_owner(token))
         self._forget_cache()
-        return key, token
+        return key, token, webhook_secret
 
     def list(self) -> list[ApiKey]:
         query = sa.select(

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import BinaryIO
 
-from ocrqueue.documents import DocumentError, DocumentLimits, ProcessOptions, assemble, open_document, process_page
+from ocrqueue.documents import (
+    DocumentError,
+    DocumentLimits,
+    PageResult,
+    ProcessOptions,
+    assemble,
+    open_document,
+    process_page,
+)
+from ocrqueue.documents.searchable_pdf import write_searchable_pdf
 from ocrqueue.service.errors import InvalidInput
 
 
@@ -15,6 +25,16 @@ class Converted:
     """Figure links are the figures' file names: write `images` beside it and it opens with them."""
     json: str
     images: dict[str, bytes]
+    source: bytes
+    pages: tuple[PageResult, ...]
+    limits: DocumentLimits
+
+    def write_searchable_pdf(self, out: BinaryIO) -> None:
+        """The original pages with an invisible text layer (see documents/searchable_pdf.py)."""
+        try:
+            write_searchable_pdf(self.source, self.pages, out, self.limits)
+        except DocumentError as exc:
+            raise InvalidInput(exc.code, str(exc)) from exc
 
 
 def convert_document(
@@ -37,4 +57,4 @@ def convert_document(
             result = assemble(document.meta, pages)
     except DocumentError as exc:
         raise InvalidInput(exc.code, str(exc)) from exc
-    return Converted(result.to_markdown(), result.to_json(indent=2), result.images)
+    return Converted(result.to_markdown(), result.to_json(indent=2), result.images, data, result.pages, limits)

@@ -44,3 +44,8 @@ def is_upload_key(key: object) -> TypeGuard[str]:
     """Whether `key` names one upload as the service makes them: clean-up deletes by prefix, so a
     payload written by hand (`uploads`, say) must never be taken for one task's file."""
     return isinstance(key, str) and _UPLOAD.match(key) is not None
+
+
+def result_pdf_key(task_id: str) -> str:
+    """The searchable PDF, written on first request and kept."""
+    return f"{result_prefix(task_id)}/document.pdf"

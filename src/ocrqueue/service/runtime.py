@@ -3,9 +3,11 @@ workers and metrics. `ocrqueue serve`, `ocrqueue worker` and the other commands 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import signal
+from collections.abc import Iterator
 from types import FrameType
 
 from prometheus_client import REGISTRY, start_http_server
@@ -17,6 +19,7 @@ from ocrqueue.service.engines import configure_vlm
 from ocrqueue.service.kinds import build_registry
 from ocrqueue.service.schema import upgrade_all
 from ocrqueue.service.tasks import Tasks
+from ocrqueue.service.webhooks import WebhookConfig
 from ocrqueue.settings import Settings
 from ocrqueue.storage import Storage
 from ocrqueue.storage.s3 import open_storage_url
@@ -67,9 +70,33 @@ def open_tasks(settings: Settings) -> Tasks:
     return Tasks(open_configured_store(settings), open_storage(settings), settings)
 
 
+def webhook_config(settings: Settings) -> WebhookConfig:
+    return WebhookConfig(
+        database_url=settings.resolved_database_url,
+        timeout_seconds=settings.webhook_timeout_seconds,
+        allow_private_networks=settings.webhook_allow_private_networks,
+        max_attempts=settings.webhook_max_attempts,
+        public_url=settings.public_url,
+        sweep_seconds=settings.webhook_sweep_seconds,
+    )
+
+
 def task_registry(settings: Settings, storage: Storage | None = None) -> Registry:
     """Every task kind this installation can run."""
-    return build_registry(storage or open_storage(settings), settings.document_limits(), settings.vlm_config())
+    return build_registry(
+        storage or open_storage(settings), settings.document_limits(), settings.vlm_config(), webhook_config(settings)
+    )
+
+
+@contextlib.contextmanager
+def webhook_outbox(settings: Settings, store: Store) -> Iterator[None]:
+    """While workers run, ended tasks with a callback get their webhook task (see service/webhooks.py)."""
+    outbox = webhook_config(settings).outbox(store)
+    outbox.start()
+    try:
+        yield
+    finally:
+        outbox.stop()
 
 
 def kind_names(settings: Settings) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Any, BinaryIO, Literal
 
 from ocrqueue.documents import DocumentError, InputFormat, sniff_format
@@ -18,19 +19,24 @@ from ocrqueue.queue import Store, Task, TaskSpec, TaskStatus
 from ocrqueue.service import results
 from ocrqueue.service.catalog import kind_info
 from ocrqueue.service.errors import Conflict, InvalidInput, NotConfigured, NotFound, TooLarge, UnsupportedInput
-from ocrqueue.service.keys import result_json_key, result_markdown_key
+from ocrqueue.service.keys import is_upload_key, result_json_key, result_markdown_key
 from ocrqueue.service.submission import Submission, submit_document
-from ocrqueue.service.views import EventView, Submitted, TaskList, TaskView
+from ocrqueue.service.views import EventView, Submitted, TaskList, TaskView, WebhookView
 from ocrqueue.service.vision_task import MAX_QUESTION_CHARS, VisionSubmission, submit_vision
+from ocrqueue.service.webhooks import WebhookStore, watch_callback
 from ocrqueue.settings import Settings
 from ocrqueue.storage import Storage, TooLargeUploadError
 
 TASK_ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 _TASK_ID = re.compile(TASK_ID_PATTERN)
 _PRUNE_BATCH = 1000
-ResultFormat = Literal["markdown", "json"]
+ResultFormat = Literal["markdown", "json", "pdf"]
 ANY_TENANT: str | None = None
 """The tenant argument that sees every task (local mode, the operator's CLI)."""
+
+
+def _status(task: Task | None) -> str | None:
+    return None if task is None else str(task.status)
 
 
 def _visible(task: Task | None, task_id: str, tenant: str | None) -> Task:
@@ -184,9 +190,14 @@ class Tasks:
     def result(
         self, task_id: str, format: ResultFormat, tenant: str | None = ANY_TENANT, *, figure_base: str = ""
     ) -> bytes:
-        """A completed document task's JSON or Markdown; in the Markdown, each figure's link is
-        `figure_base` + its file name (empty: the names as stored, beside the figures' files)."""
+        """A completed document task's JSON, Markdown or searchable PDF; in the Markdown, each figure's
+        link is `figure_base` + its file name (empty: the names as stored, beside the figures' files)."""
         task = self._document_task(task_id, tenant)
+        if format == "pdf":
+            upload = task.payload.get("input") if isinstance(task.payload, dict) else None
+            if not is_upload_key(upload):
+                raise NotFound("result_gone", f"task {task_id} has no stored upload")
+            return results.searchable_pdf(self.storage, task.id, upload, self.settings.document_limits())
         if format == "json":
             return self.storage.get(result_json_key(task.id))
         markdown = self.storage.get(result_markdown_key(task.id))
@@ -245,6 +256,32 @@ class Tasks:
             self.storage.delete_prefix(prefix)
 
     # -- the installation -----------------------------------------------------------------------
+    # -- webhooks -------------------------------------------------------------------------------
+    @cached_property
+    def _webhooks(self) -> WebhookStore:
+        return WebhookStore(self.settings.resolved_database_url)
+
+    def watch_callback(self, task_id: str, url: str, owner: str) -> None:
+        """POST to `url` when the task ends (see service/webhooks.py); `owner` names the signing secret
+        (`key_owner` of the caller's API key, or LOCAL_OWNER)."""
+        watch_callback(self.store, self._webhooks, task_id, url, owner)
+
+    def webhooks(self, task_id: str) -> Sequence[WebhookView]:
+        """The task's callbacks, each with its latest delivery task and that task's status."""
+        watches = self._webhooks.for_task(task_id)
+        if not watches:
+            return []
+        found = {t.id: t for t in self.store.get_many([w.last_delivery for w in watches if w.last_delivery])}
+        return [
+            WebhookView(
+                w.url, w.last_delivery, str(found[w.last_delivery].status) if w.last_delivery in found else None
+            )
+            for w in watches
+        ]
+
+    def local_webhook_secret(self) -> str:
+        return self._webhooks.local_secret()
+
     def ping(self) -> None:
         """Raises when the database does not answer."""
         self.store.now()

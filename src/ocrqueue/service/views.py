@@ -110,3 +110,12 @@ class Submitted:
     task: TaskView
     created: bool
     """False when the same submission (or Idempotency-Key) found an existing task, returned instead."""
+
+
+@dataclass(frozen=True)
+class WebhookView:
+    """A callback a task has: its latest delivery is itself a task (kind `webhook`) with a history."""
+
+    url: str
+    delivery_task_id: str | None
+    delivery_status: str | None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, Response, UploadFile
@@ -12,8 +13,8 @@ from ocrqueue.api.auth import Caller, current_caller
 from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import ApiError
 from ocrqueue.api.events import task_event_stream, tasks_event_stream
-from ocrqueue.api.schemas import ErrorOut, TaskListOut, TaskOut, task_out
-from ocrqueue.service import TASK_ID_PATTERN, Submission, TaskStatus, ocr_options
+from ocrqueue.api.schemas import ErrorOut, TaskListOut, TaskOut, WebhookOut, task_out
+from ocrqueue.service import TASK_ID_PATTERN, Submission, TaskStatus, WebhookRefused, check_url, ocr_options
 
 router = APIRouter(prefix="/api/v1/tasks", tags=["tasks"])
 EVENT_LIMIT = 100
@@ -34,6 +35,39 @@ async def _context(request: Request) -> ApiContext:
 
 
 ContextDep = Annotated[ApiContext, Depends(_context)]
+
+
+def split_callback(raw: str | None) -> tuple[str | None, str | None]:
+    """The JSON options without their `callback_url`, and that URL (the rest is checked by ocr_options)."""
+    if not raw:
+        return raw, None
+    try:
+        given = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError):
+        return raw, None
+    if not isinstance(given, dict) or "callback_url" not in given:
+        return raw, None
+    callback = given.pop("callback_url")
+    if not isinstance(callback, str):
+        raise ApiError(422, "invalid_callback_url", "callback_url must be a string", field="options")
+    return json.dumps(given), callback
+
+
+def checked_callback(url: str | None) -> str | None:
+    """`callback_url` as given, or 422 for one that can never be called (its address is checked
+    when the webhook is sent)."""
+    if url is None or not url.strip():
+        return None
+    try:
+        check_url(url.strip())
+    except WebhookRefused as exc:
+        raise ApiError(422, "invalid_callback_url", str(exc), field="callback_url") from exc
+    return url.strip()
+
+
+def watch_for(context: ApiContext, caller: Caller, task_id: str, callback: str | None) -> None:
+    if callback is not None:
+        context.tasks.watch_callback(task_id, callback, caller.rate_key)
 
 
 def take_submit_token(context: ApiContext, caller: Caller) -> None:
@@ -58,10 +92,16 @@ def submit_task(
     priority: Annotated[int, Form(ge=-100, le=100)] = 0,
     max_attempts: Annotated[int | None, Form(ge=1, le=20)] = None,
     force: Annotated[bool, Form(description="Run again even if this file and options were submitted before.")] = False,
+    callback_url: Annotated[
+        str | None, Form(description="POSTed a signed JSON body when the task ends (Standard Webhooks).")
+    ] = None,
     idempotency_key: Annotated[str | None, Header(max_length=200, pattern=r"^[\x21-\x7e]+$")] = None,
 ) -> TaskOut:
-    """Upload one file for OCR: 202 with the new task, or 200 with the existing one (same file and options)."""
+    """Upload one file for OCR: 202 with the new task, or 200 with the existing one (same file and options).
+    With `callback_url` (a form field, or a key of `options`), the task's end is POSTed there, signed."""
     take_submit_token(context, caller)
+    options, option_callback = split_callback(options)
+    callback = checked_callback(callback_url or option_callback)
     split = [part.strip() for part in languages.split(",") if part.strip()] if languages is not None else None
     process_options = ocr_options(context.settings, options, mode=mode, engine=engine, languages=split, dpi=dpi)
     submission = Submission(
@@ -74,6 +114,7 @@ def submit_task(
         force=force,
     )
     submitted = context.tasks.submit_document(file.file, submission)
+    watch_for(context, caller, submitted.task.id, callback)
     if not submitted.created:
         response.status_code = 200
     return task_out(submitted.task)
@@ -109,25 +150,37 @@ def get_task(context: ContextDep, caller: CallerDep, task_id: str) -> Response:
     (`events_truncated` says whether older ones exist; `ocrqueue tasks show` lists them all)."""
     task, events, truncated = context.tasks.get_with_events(task_id, EVENT_LIMIT, caller.tenant)
     body = task_out(task, events, events_truncated=truncated)
+    hooks = context.tasks.webhooks(task.id)
+    body.webhooks = [WebhookOut(**vars(hook)) for hook in hooks] or None
     # Serialised here: a returned model is validated again by FastAPI, in one more threadpool trip
     # for a plain `def` route; clients poll this route several times a second.
     return Response(body.model_dump_json(by_alias=True), media_type="application/json")
 
 
-@router.get("/{task_id}/result", responses=_ERRORS | {200: {"content": {"text/markdown": {}, "application/json": {}}}})
+@router.get(
+    "/{task_id}/result",
+    responses=_ERRORS | {200: {"content": {"text/markdown": {}, "application/json": {}, "application/pdf": {}}}},
+)
 def get_result(
     context: ContextDep,
     caller: CallerDep,
     request: Request,
     task_id: str,
-    format: Literal["markdown", "json"] = "markdown",
+    format: Literal["markdown", "json", "pdf"] = "markdown",
     links: Annotated[
         Literal["relative", "absolute"],
         Query(description="Markdown figure links: relative to this URL, or absolute URLs of this server."),
     ] = "relative",
 ) -> Response:
-    """The document as Markdown or as JSON (schema: docs/schema/document.schema.json). The Markdown's
-    figure links lead to `/api/v1/tasks/{id}/assets/imgs/...`, so it opens with its figures."""
+    """The document as Markdown, as JSON (schema: docs/schema/document.schema.json) or as a searchable
+    PDF (the original pages with an invisible text layer; made on the first request, then kept). The
+    Markdown's figure links lead to `/api/v1/tasks/{id}/assets/imgs/...`, so it opens with its figures."""
+    if format == "pdf":
+        return Response(
+            context.tasks.result(task_id, "pdf", caller.tenant),
+            media_type="application/pdf",
+            headers={"Content-Disposition": 'inline; filename="document.pdf"'},
+        )
     if format == "json":
         return Response(context.tasks.result(task_id, "json", caller.tenant), media_type="application/json")
     base = FIGURES_RELATIVE if links == "relative" else f"{request.base_url}api/v1/tasks/{task_id}/{FIGURES_RELATIVE}"

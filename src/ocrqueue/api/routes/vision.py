@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Header, Response, UploadFile
 
-from ocrqueue.api.routes.tasks import CallerDep, ContextDep, take_submit_token
+from ocrqueue.api.routes.tasks import CallerDep, ContextDep, checked_callback, take_submit_token, watch_for
 from ocrqueue.api.schemas import ErrorOut, TaskOut, task_out
 from ocrqueue.service import MAX_QUESTION_CHARS, NotConfigured, VisionSubmission
 
@@ -29,6 +29,9 @@ def submit_vision_task(
     force: Annotated[
         bool, Form(description="Ask again even if this image and question were submitted before.")
     ] = False,
+    callback_url: Annotated[
+        str | None, Form(description="POSTed a signed JSON body when the task ends (Standard Webhooks).")
+    ] = None,
     idempotency_key: Annotated[str | None, Header(max_length=200, pattern=r"^[\x21-\x7e]+$")] = None,
 ) -> TaskOut:
     """Submit an image and a question: 202 with the new `vision` task (200 with the existing one for the
@@ -46,7 +49,9 @@ def submit_vision_task(
         idempotency_key=idempotency_key,
         force=force,
     )
+    callback = checked_callback(callback_url)
     submitted = context.tasks.submit_vision(file.file, submission)
+    watch_for(context, caller, submitted.task.id, callback)
     if not submitted.created:
         response.status_code = 200
     return task_out(submitted.task)
