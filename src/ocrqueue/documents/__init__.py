@@ -39,13 +39,14 @@ from ocrqueue.documents.model import (
     TableCell,
     Word,
 )
-from ocrqueue.documents.options import ProcessOptions
+from ocrqueue.documents.options import AUTO, ProcessOptions
 from ocrqueue.documents.pages import PageInput
 from ocrqueue.documents.pipeline import process_page
 from ocrqueue.documents.result import DocumentResult, assemble
 from ocrqueue.documents.sniff import InputFormat, sniff_format
 
 __all__ = [
+    "AUTO",
     "SCHEMA_VERSION",
     "Block",
     "CorruptDocumentError",
