@@ -8,11 +8,12 @@ from typing import Any
 
 from ocrqueue.queue.context import TaskContext
 from ocrqueue.queue.errors import PermanentError, TransientError
-from ocrqueue.queue.models import JSON
+from ocrqueue.queue.models import JSON, TaskSpec
 from ocrqueue.queue.registry import Registry
 
 NOOP = "noop"
 SLEEP = "sleep"
+PARTS = "parts"
 
 
 def noop(ctx: TaskContext) -> JSON:
@@ -53,6 +54,41 @@ def sleep(ctx: TaskContext) -> JSON:
     return {"pages": [done[p] for p in range(pages)]}
 
 
+def parts(ctx: TaskContext) -> JSON:
+    """`sleep`'s work spread over child tasks: a stand-in for a big document read by many workers.
+
+    Payload keys: `pages` (default 1), `part_pages` (default 4): more pages than that are handed to
+    children of `part_pages` pages each, which any worker claims; `seconds_per_page` (0); `record`
+    a file to which every page appends "task_id attempt worker_pid page". Each page is checkpointed
+    and resumed as in `sleep`; the parent, once every child completed, returns their pages in order,
+    as one task reading them all would (`{"pages": [{"page", "attempt"}, ...]}`).
+    """
+    payload: dict[str, Any] = ctx.payload or {}
+    if ctx.is_parent:
+        return {"pages": [page for child in ctx.children() for page in child.result["pages"]]}
+    pages = int(payload.get("pages", 1))
+    size = max(1, int(payload.get("part_pages", 4)))
+    if "first" not in payload and ctx.task.parent_id is None and pages > size:
+        ctx.report_progress(0, pages, "splitting")
+        ranges = [(first, min(first + size, pages)) for first in range(0, pages, size)]
+        ctx.fan_out([TaskSpec(PARTS, payload | {"first": first, "last": last}) for first, last in ranges])
+    first, last = int(payload.get("first", 0)), int(payload.get("last", pages))
+    per_page = float(payload.get("seconds_per_page", 0.0))
+    done = dict(ctx.checkpoints)
+    for page in range(first, last):
+        if page in done:
+            continue
+        ctx.raise_if_cancelled()
+        if per_page:
+            time.sleep(per_page)
+        done[page] = {"page": page, "attempt": ctx.attempt}
+        ctx.save_checkpoint(page, done[page])
+        ctx.report_progress(len(done), last - first, f"page {page + 1} of {pages}")
+        if record := payload.get("record"):
+            _append_line(record, f"{ctx.task.id} {ctx.attempt} {os.getpid()} {page}")
+    return {"pages": [done[p] for p in range(first, last)]}
+
+
 def _fail(error: str, ctx: TaskContext) -> None:
     if error == "permanent":
         raise PermanentError(f"planted permanent failure on attempt {ctx.attempt}")
@@ -74,4 +110,5 @@ def _append_line(path: str, line: str) -> None:
 def register_builtin_kinds(registry: Registry) -> Registry:
     registry.register(NOOP, noop)
     registry.register(SLEEP, sleep)
+    registry.register(PARTS, parts)
     return registry
