@@ -283,3 +283,26 @@ def test_waiting_for_children_is_not_an_error(store: Store) -> None:
     assert get(store, parent).progress_step == "waiting for its children"
     with pytest.raises(ValueError, match="at least one child"):
         TaskContext(store, claimed.task, claimed.lease).fan_out([])
+
+
+def test_cancel_and_retry_reach_grandchildren(store: Store) -> None:
+    parent, _, [kid] = split(store, 1)
+    [claimed] = claim(store)
+    assert claimed.task.id == kid
+    [grandchild] = store.fan_out(claimed.lease, [TaskSpec("noop")])
+    assert (grandchild.parent_id, grandchild.tenant, grandchild.priority) == (kid, "acme", 5)
+    [running] = claim(store)
+    store.fail(running.lease, error_kind="permanent", message="deep", retryable=False, delay_seconds=0)
+    assert get(store, kid).status is TaskStatus.DEAD_LETTER
+    assert get(store, kid).error_message == f"child task {grandchild.id} ended in dead_letter: deep"
+    # Its waiting parent above it too, in the same statement, with the same reason.
+    assert (get(store, parent).status, get(store, parent).error_message) == (
+        TaskStatus.DEAD_LETTER,
+        get(store, kid).error_message,
+    )
+    assert store.requeue(parent) is not None
+    assert [get(store, t).status for t in (parent, kid, grandchild.id)] == [TaskStatus.PENDING] * 3
+    [rerun] = claim(store, limit=5)
+    assert rerun.task.id == grandchild.id
+    store.cancel(parent)
+    assert get(store, grandchild.id).cancel_requested and get(store, kid).status is TaskStatus.CANCELLED

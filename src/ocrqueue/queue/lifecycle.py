@@ -257,9 +257,11 @@ FANNED_OUT = Release(reason=word(WAITING_FOR_CHILDREN), delay_seconds=sa.literal
 
 
 def child_ended(child: str, clock: Clock) -> Assignments:
-    """The waiting parent of a child that ended without completing (`child`: the child row's
-    alias): dead_letter, with the child's reason. An operator retry of the parent reruns the
-    children that did not complete."""
+    """A waiting ancestor of a task that ended without completing: dead_letter, with that task's
+    reason. `child` is the alias of a row (child_id, status, error_kind, error_message) of the
+    task that ended; its parent, and each waiting parent above that in turn, get these assignments
+    in one statement (the rows come from a walk up `parent_id`, see the drivers' settle
+    statements). An operator retry of the top parent reruns the descendants that did not complete."""
 
     def of_child(name: str) -> Expression:
         return sa.literal_column(f"{child}.{name}", sa.Text)
@@ -269,7 +271,7 @@ def child_ended(child: str, clock: Clock) -> Assignments:
         "status": word(TaskStatus.DEAD_LETTER),
         "error_kind": sa.case((child_cancelled, word("child_cancelled")), else_=of_child("error_kind")),
         "error_message": word("child task ")
-        + of_child("id")
+        + of_child("child_id")
         + word(" ended in ")
         + of_child("status")
         + word(": ")

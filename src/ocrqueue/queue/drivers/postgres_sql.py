@@ -32,13 +32,23 @@ _CHILD_ENDED = ", ".join(f"'{s}'" for s in lifecycle.CHILD_ENDED_STATUSES)
 
 
 def _settle_parents(children: str) -> str:
-    """CTEs that dead-letter the waiting parents of the rows of CTE `children` (id, parent_id,
-    status, error_kind, error_message) that ended without completing, with their events."""
-    return f""", orphaned AS (
+    """CTEs that dead-letter the waiting ancestors of the rows of CTE `children` (id, parent_id,
+    status, error_kind, error_message) that ended without completing, with their events: the walk
+    up `parent_id` reads the rows as they were before the statement, so it goes on through every
+    parent still waiting, and each gets the reason of the task that ended. The statement must
+    begin `WITH RECURSIVE`."""
+    return f""", chain(target, child_id, status, error_kind, error_message) AS (
+    SELECT parent_id, id, status, error_kind, error_message FROM {children}
+    WHERE parent_id IS NOT NULL AND status IN ({_CHILD_ENDED})
+    UNION ALL
+    SELECT t.parent_id, chain.child_id, chain.status, chain.error_kind, chain.error_message
+    FROM chain JOIN ocrq_tasks t ON t.id = chain.target
+    WHERE t.status = 'pending' AND t.parent_id IS NOT NULL
+), orphaned AS (
     UPDATE ocrq_tasks p
     SET {lifecycle.render_set(lifecycle.child_ended("c", _CLOCK), "postgresql")}
-    FROM {children} c
-    WHERE p.id = c.parent_id AND c.status IN ({_CHILD_ENDED}) AND p.status = 'pending'
+    FROM (SELECT DISTINCT ON (target) * FROM chain) c
+    WHERE p.id = c.target AND p.status = 'pending'
     RETURNING p.id, p.attempts, p.lease_token, p.error_kind, p.error_message
 ), orphaned_ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
@@ -176,7 +186,7 @@ RETURNING seq
 """
 
 COMPLETE_MANY = f"""
-WITH done AS (
+WITH RECURSIVE done AS (
     UPDATE ocrq_tasks t
     SET {lifecycle.render_set(lifecycle.completion(sa.literal_column("c.result"), _CLOCK), "postgresql")}
     FROM unnest(%(ids)s::text[], %(tokens)s::bigint[], %(results)s::jsonb[]) AS c(id, token, result)
@@ -191,7 +201,7 @@ SELECT id, status, CASE WHEN parent_id IS NOT NULL THEN pg_notify('{NOTIFY_CHANN
 """
 
 FAIL = f"""
-WITH failed AS (
+WITH RECURSIVE failed AS (
     UPDATE ocrq_tasks
     SET {lifecycle.render_set(lifecycle.HANDLER_ERROR.assignments(_CLOCK), "postgresql")}
     WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running'
@@ -205,7 +215,7 @@ SELECT status FROM failed
 """
 
 RELEASE = f"""
-WITH released AS (
+WITH RECURSIVE released AS (
     UPDATE ocrq_tasks t
     SET {lifecycle.render_set(lifecycle.release(lifecycle.RELEASED.delay_seconds, _CLOCK), "postgresql")}
     FROM unnest(%(ids)s::text[], %(tokens)s::bigint[]) AS h(id, token)
@@ -364,7 +374,7 @@ _REAPED = lifecycle.lease_expired(lifecycle.column("old_worker"))
 
 # The second event is stamped with clock_timestamp() so it sorts after `lease_lost` by time too.
 REAP = f"""
-WITH expired AS (
+WITH RECURSIVE expired AS (
     SELECT id, worker_id AS old_worker FROM ocrq_tasks
     WHERE status = 'running' AND lease_expires_at < now()
     ORDER BY lease_expires_at

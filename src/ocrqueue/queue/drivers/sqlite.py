@@ -174,10 +174,13 @@ class SQLiteStore(Store):
 
     @staticmethod
     def _settle_parents(conn: sqlite3.Connection, child_ids: Sequence[str]) -> None:
-        """Dead-letter the waiting parents of children that just ended without completing."""
+        """Dead-letter the waiting ancestors of children that just ended without completing."""
         if not child_ids:
             return
-        parents = [row[0] for row in conn.execute(sql.SETTLE_PARENTS, {"ids": json.dumps(list(child_ids))})]
+        chain = [list(row) for row in conn.execute(sql.SETTLE_CHAIN, {"ids": json.dumps(list(child_ids))})]
+        if not chain:
+            return
+        parents = [row[0] for row in conn.execute(sql.SETTLE_PARENTS, {"chain": json.dumps(chain)})]
         if parents:
             conn.execute(sql.SETTLED_PARENT_EVENTS, {"ids": json.dumps(parents)})
 

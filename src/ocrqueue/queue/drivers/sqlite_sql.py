@@ -263,18 +263,35 @@ INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, detail)
 SELECT value, 'submitted', {NOW}, 0, 0, '{{}}' FROM json_each(:ids)
 """
 
+_ENDED = ", ".join(f"'{s}'" for s in lifecycle.CHILD_ENDED_STATUSES)
+
+SETTLE_CHAIN = f"""
+WITH RECURSIVE chain(target, child_id, status, error_kind, error_message) AS (
+    SELECT parent_id, id, status, error_kind, error_message FROM ocrq_tasks
+    WHERE id IN (SELECT value FROM json_each(:ids)) AND parent_id IS NOT NULL AND status IN ({_ENDED})
+    UNION ALL
+    SELECT t.parent_id, chain.child_id, chain.status, chain.error_kind, chain.error_message
+    FROM chain JOIN ocrq_tasks t ON t.id = chain.target
+    WHERE t.status = 'pending' AND t.parent_id IS NOT NULL
+)
+SELECT target, child_id, status, error_kind, error_message FROM chain
+"""
+"""For the tasks `:ids` that ended without completing: their parent, and above a waiting parent
+its own parent, and so on, each with the reason of the task that ended (read before SETTLE_PARENTS
+writes, so the walk sees the parents still waiting)."""
+
 SETTLE_PARENTS = f"""
 UPDATE ocrq_tasks
 SET {lifecycle.render_set(lifecycle.child_ended("c", _CLOCK), "sqlite")}
 FROM (
-    SELECT id, parent_id, status, error_kind, error_message FROM ocrq_tasks
-    WHERE id IN (SELECT value FROM json_each(:ids)) AND parent_id IS NOT NULL
-      AND status IN ({", ".join(f"'{s}'" for s in lifecycle.CHILD_ENDED_STATUSES)})
+    SELECT value ->> 0 AS target, value ->> 1 AS child_id, value ->> 2 AS status, value ->> 3 AS error_kind,
+           value ->> 4 AS error_message
+    FROM json_each(:chain)
 ) AS c
-WHERE ocrq_tasks.id = c.parent_id AND ocrq_tasks.status = 'pending'
+WHERE ocrq_tasks.id = c.target AND ocrq_tasks.status = 'pending'
 RETURNING ocrq_tasks.id
 """
-"""Waiting parents of the children `:ids` that ended without completing: dead_letter, saying why."""
+"""Those waiting parents (rows of SETTLE_CHAIN): dead_letter, saying why."""
 
 SETTLED_PARENT_EVENTS = f"""
 INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
