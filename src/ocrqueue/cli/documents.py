@@ -80,7 +80,9 @@ def convert(
     dpi: Dpi = None,
     formats: Annotated[
         list[str] | None,
-        typer.Option("--format", "-f", help="md, json or pdf (searchable PDF); repeatable [default: md and json]."),
+        typer.Option(
+            "--format", "-f", help="md, json or pdf (searchable PDF); repeatable.", show_default="md and json"
+        ),
     ] = None,
 ) -> None:
     """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json, .pdf and figure crops beside them.
@@ -138,7 +140,8 @@ def submit(
         typer.Option("--output", "-o", file_okay=False, help="With --server: wait, then write results here."),
     ] = None,
     formats: Annotated[
-        list[str] | None, typer.Option("--format", "-f", help="With --output: md, json or pdf; repeatable [md].")
+        list[str] | None,
+        typer.Option("--format", "-f", help="With --output: md, json or pdf; repeatable.", show_default="md"),
     ] = None,
     callback_url: Annotated[
         str | None, typer.Option(help="With --server: POSTed a signed JSON body when each task ends.")

@@ -26,9 +26,9 @@ _SUFFIXES: dict[str, str] = {"markdown": ".md", "json": ".json", "pdf": ".pdf"}
 
 Server = Annotated[
     str | None,
-    typer.Option("--server", help="Talk to this ocrqueue server over HTTP [default: settings.server_url]."),
+    typer.Option("--server", help="Talk to this ocrqueue server over HTTP.", show_default="settings.server_url"),
 ]
-ApiKey = Annotated[str | None, typer.Option("--api-key", help="API key for --server [default: settings.api_key].")]
+ApiKey = Annotated[str | None, typer.Option("--api-key", help="API key for --server.", show_default="settings.api_key")]
 
 
 def remote_client(server: str | None, api_key: str | None) -> Client | None:
