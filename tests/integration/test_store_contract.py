@@ -253,6 +253,21 @@ def test_checkpoints_are_kept_across_attempts_and_overwritten_by_the_holder(stor
     ]  # fmt: skip
 
 
+def test_checkpoints_are_listed_without_data_and_paged_in_order(store: Store) -> None:
+    task = store.submit(TaskSpec("noop")).task
+    other = store.submit(TaskSpec("noop", dedup_key="other")).task
+    claimed = {c.task.id: c.lease for c in store.claim("w1", 2, LEASE)}
+    for seq in (7, 0, 3, 12, 5):
+        store.checkpoint(claimed[task.id], seq, {"page": seq})
+    store.checkpoint(claimed[other.id], 1, {"page": "other"})
+    assert store.checkpoint_seqs(task.id) == [0, 3, 5, 7, 12]
+    assert [c.seq for c in store.checkpoints_after(task.id, 3, 2)] == [5, 7]
+    assert [(c.seq, c.data) for c in store.iter_checkpoints(task.id, batch=2)] == [
+        (s, {"page": s}) for s in (0, 3, 5, 7, 12)
+    ]
+    assert store.checkpoint_seqs(store.submit(TaskSpec("noop", dedup_key="none")).task.id) == []
+
+
 def test_progress_is_recorded_and_reports_cancellation(store: Store) -> None:
     task = store.submit(TaskSpec("noop")).task
     _, lease = claim_one(store)

@@ -33,6 +33,9 @@ class ResultLinks(BaseModel):
     markdown: str
     json_: str = Field(alias="json")
     pages: int
+    selected_pages: str | None = Field(
+        default=None, description="The page numbers the result holds when only some were asked for, e.g. 1-5,9."
+    )
 
 
 class AnswerOut(BaseModel):
@@ -88,7 +91,10 @@ def task_out(task: Task, events: list[Event] | None = None, *, events_truncated:
     if task.status == "completed" and task.kind == "ocr":
         base = f"/api/v1/tasks/{task.id}/result"
         pages = task.result.get("pages", 0) if isinstance(task.result, dict) else 0
-        result = ResultLinks(markdown=f"{base}?format=markdown", json=f"{base}?format=json", pages=pages)
+        selected = task.result.get("selected_pages") if isinstance(task.result, dict) else None
+        result = ResultLinks(
+            markdown=f"{base}?format=markdown", json=f"{base}?format=json", pages=pages, selected_pages=selected
+        )
     answer = None
     if task.status == "completed" and task.kind == "vision" and isinstance(task.result, dict):
         answer = AnswerOut(

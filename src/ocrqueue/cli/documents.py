@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from ocrqueue.cli.runtime import open_configured_store, open_storage
-from ocrqueue.documents import DocumentError, ProcessOptions, assemble, keep_page_buffers, open_document, process_page
+from ocrqueue.documents import (
+    DocumentError,
+    PageRangeError,
+    ProcessOptions,
+    ResultWriter,
+    keep_page_buffers,
+    open_document,
+    process_page,
+)
 from ocrqueue.queue import TaskStatus
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.settings import Settings
@@ -27,10 +36,16 @@ Languages = Annotated[
     list[str] | None, typer.Option("--lang", "-l", help="OCR language, repeatable [default: settings].")
 ]
 Dpi = Annotated[int | None, typer.Option(help="Render resolution for OCR [default: settings.render_dpi].")]
+Pages = Annotated[str | None, typer.Option(help="Only these pages, numbered from 1, e.g. 1-5,9 [default: all].")]
 
 
 def _options(
-    settings: Settings, mode: str, engine: str | None, languages: list[str] | None, dpi: int | None
+    settings: Settings,
+    mode: str,
+    engine: str | None,
+    languages: list[str] | None,
+    dpi: int | None,
+    pages: str | None = None,
 ) -> ProcessOptions:
     try:
         return ProcessOptions(
@@ -38,6 +53,7 @@ def _options(
             engine=engine or settings.default_engine,
             languages=tuple(languages or settings.default_languages),
             dpi=dpi or settings.render_dpi,
+            pages=pages,
         )
     except DocumentError as exc:
         console.print(f"[red]{exc}[/red]")
@@ -57,38 +73,66 @@ def convert(
     engine: Engine = None,
     languages: Languages = None,
     dpi: Dpi = None,
+    pages: Pages = None,
 ) -> None:
     """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json and figure crops beside them.
 
-    Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim
+    Pages are written as they are read, so memory stays flat however long the document.
+    Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim --pages 1-5,9
     """
     settings = Settings()
-    options = _options(settings, mode, engine, languages, dpi)
+    options = _options(settings, mode, engine, languages, dpi, pages)
     keep_page_buffers(settings.page_buffer_keep_mb)
     failed = 0
     with _progress() as progress:
         for path in files:
             bar = progress.add_task(path.name, total=None)
             try:
-                with open_document(path.read_bytes(), settings.document_limits()) as document:
-                    progress.update(bar, total=document.meta.page_count)
-                    pages = []
-                    for page in document.pages():
-                        pages.append(process_page(page, options))
-                        progress.advance(bar)
-                    result = assemble(document.meta, pages)
+                _convert_one(path, output / path.stem, options, settings, progress, bar)
             except DocumentError as exc:
                 progress.update(bar, description=f"[red]{path.name}: {exc}[/red]")
                 failed += 1
-                continue
-            target = output / path.stem
-            target.mkdir(parents=True, exist_ok=True)
-            (target / f"{path.stem}.md").write_text(result.to_markdown(), encoding="utf-8")
-            (target / f"{path.stem}.json").write_text(result.to_json(indent=2), encoding="utf-8")
-            for name, data in result.images.items():
-                (target / name).write_bytes(data)
     if failed:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _convert_one(
+    path: Path,
+    target: Path,
+    options: ProcessOptions,
+    settings: Settings,
+    progress: Progress,
+    bar: TaskID,
+) -> None:
+    """Read `path` page by page into TARGET/<stem>.json and .md (written under temporary names and
+    renamed when complete, so a failed file leaves no half result behind)."""
+    with open_document(path, settings.document_limits()) as document:
+        meta = dataclasses.replace(document.meta, pages=options.pages)
+        wanted = options.page_indices(meta.page_count)
+        progress.update(bar, total=len(wanted))
+        target.mkdir(parents=True, exist_ok=True)
+        json_path, markdown_path = target / f"{path.stem}.json", target / f"{path.stem}.md"
+        json_tmp, markdown_tmp = (
+            json_path.with_name(f".{json_path.name}.tmp"),
+            markdown_path.with_name(f".{markdown_path.name}.tmp"),
+        )
+        try:
+            with (
+                json_tmp.open("wb") as json_out,
+                markdown_tmp.open("wb") as markdown_out,
+                ResultWriter(meta, json_out, markdown_out, indent=2, expected=wanted) as writer,
+            ):
+                for page in document.select(wanted):
+                    result = process_page(page, options)
+                    for name, data in result.images.items():
+                        (target / name).write_bytes(data)
+                    writer.add(result)
+                    progress.advance(bar)
+            json_tmp.replace(json_path)
+            markdown_tmp.replace(markdown_path)
+        finally:
+            json_tmp.unlink(missing_ok=True)
+            markdown_tmp.unlink(missing_ok=True)
 
 
 def submit(
@@ -100,13 +144,14 @@ def submit(
     dpi: Dpi = None,
     priority: Annotated[int, typer.Option(help="Higher runs first.")] = 0,
     force: Annotated[bool, typer.Option(help="Run again even if the same file and options were submitted.")] = False,
+    pages: Pages = None,
 ) -> None:
     """Queue files for OCR on the configured database and storage (workers anywhere pick them up).
 
     Example: ocrqueue submit contract.pdf --lang eng --wait
     """
     settings = Settings()
-    options = _options(settings, mode, engine, languages, dpi)
+    options = _options(settings, mode, engine, languages, dpi, pages)
     store = open_configured_store(settings)
     storage = open_storage(settings)
     task_ids: dict[str, str] = {}
@@ -120,7 +165,7 @@ def submit(
                     Submission(path.name, options, priority=priority, force=force),
                     settings.max_upload_bytes,
                 )
-            except TooLargeUploadError as exc:
+            except (TooLargeUploadError, PageRangeError) as exc:
                 console.print(f"[red]{path.name}: {exc}[/red]")
                 continue
         task_ids[result.task.id] = path.name

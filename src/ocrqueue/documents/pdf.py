@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ctypes
 import itertools
-from collections.abc import Iterator
+import mmap
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -31,14 +33,15 @@ _MIN_RULE_LEN = 8.0
 _MIN_RENDER_DPI = 72
 
 
-def open_pdf(data: bytes) -> pdfium.PdfDocument:
-    """Open ``data`` with PDFium, turning its error codes into messages a user understands."""
+def open_pdf(source: bytes | Path) -> pdfium.PdfDocument:
+    """Open ``source`` with PDFium (a path is read as needed, never whole), turning its error codes
+    into messages a user understands."""
     with PDFIUM_LOCK:
         try:
-            return pdfium.PdfDocument(data)
+            return pdfium.PdfDocument(str(source) if isinstance(source, Path) else source)
         except pdfium.PdfiumError as exc:
             code = getattr(exc, "err_code", None)
-            if b"/Encrypt" not in data:
+            if not _declares_encryption(source):
                 # PDFium leaves its last error as it was on some failures (an empty page tree), so
                 # an earlier encrypted file's code would show up here: only believe it for files
                 # that declare encryption at all.
@@ -48,6 +51,13 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
             if code == pdfium_c.FPDF_ERR_SECURITY:
                 raise EncryptedPdfError("PDF is encrypted with an unsupported security scheme") from exc
             raise CorruptDocumentError("PDF is damaged or truncated and could not be opened") from exc
+
+
+def _declares_encryption(source: bytes | Path) -> bool:
+    if isinstance(source, bytes):
+        return b"/Encrypt" in source
+    with source.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        return mapped.find(b"/Encrypt") >= 0
 
 
 def pdf_metadata(pdf: pdfium.PdfDocument) -> dict[str, str]:
@@ -60,9 +70,9 @@ def pdf_page_count(pdf: pdfium.PdfDocument) -> int:
         return len(pdf)
 
 
-def iter_pdf_pages(pdf: pdfium.PdfDocument, start: int, limits: DocumentLimits) -> Iterator[PdfPage]:
+def iter_pdf_pages(pdf: pdfium.PdfDocument, indices: Iterable[int], limits: DocumentLimits) -> Iterator[PdfPage]:
     """Load one page at a time and close it once the consumer asks for the next one."""
-    for index in range(start, pdf_page_count(pdf)):
+    for index in indices:
         with PDFIUM_LOCK:
             try:
                 raw = pdf.get_page(index)

@@ -8,7 +8,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, Response, UploadFile
-from fastapi.responses import PlainTextResponse, StreamingResponse
+from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from ocrqueue.api.auth import Caller, current_caller
@@ -16,7 +16,14 @@ from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import ApiError
 from ocrqueue.api.events import task_event_stream, tasks_event_stream
 from ocrqueue.api.schemas import ErrorOut, TaskListOut, TaskOut, task_out
-from ocrqueue.documents import DocumentError, ProcessOptions, available_engines, open_document, sniff_format
+from ocrqueue.documents import (
+    DocumentError,
+    PageRangeError,
+    ProcessOptions,
+    available_engines,
+    open_document,
+    sniff_format,
+)
 from ocrqueue.queue import Task, TaskStatus
 from ocrqueue.service.keys import asset_key, page_image_key, result_json_key, result_markdown_key, result_prefix
 from ocrqueue.service.submission import Submission, submit_document
@@ -56,7 +63,13 @@ def _visible_task(context: ApiContext, caller: Caller, task_id: str) -> Task:
 
 
 def _options(
-    context: ApiContext, raw: str | None, mode: str | None, engine: str | None, languages: str | None, dpi: int | None
+    context: ApiContext,
+    raw: str | None,
+    mode: str | None,
+    engine: str | None,
+    languages: str | None,
+    dpi: int | None,
+    pages: str | None = None,
 ) -> ProcessOptions:
     settings = context.settings
     fields: dict[str, Any] = {
@@ -74,11 +87,11 @@ def _options(
             raise ApiError(422, "invalid_options", "options is nested too deeply", field="options") from exc
         if not isinstance(given, dict):
             raise ApiError(422, "invalid_options", "options must be a JSON object", field="options")
-        unknown = sorted(set(given) - {"mode", "engine", "languages", "dpi", "tables", "layout_model"})
+        unknown = sorted(set(given) - {"mode", "engine", "languages", "dpi", "tables", "layout_model", "pages"})
         if unknown:
             raise ApiError(422, "invalid_options", f"unknown options: {', '.join(unknown)}", field="options")
         fields.update(given)
-    for name, value in (("mode", mode), ("engine", engine), ("dpi", dpi)):
+    for name, value in (("mode", mode), ("engine", engine), ("dpi", dpi), ("pages", pages)):
         if value is not None:
             fields[name] = value
     if languages is not None:
@@ -92,6 +105,8 @@ def _options(
         )
     try:
         return ProcessOptions.from_dict(fields)
+    except PageRangeError as exc:
+        raise ApiError(422, "invalid_pages", str(exc), field="pages") from exc
     except (DocumentError, TypeError, ValueError, OverflowError) as exc:
         raise ApiError(422, "invalid_options", str(exc), field="options") from exc
 
@@ -107,6 +122,9 @@ def submit_task(
     engine: Annotated[str | None, Form(max_length=64)] = None,
     languages: Annotated[str | None, Form(max_length=200, description="Comma-separated, e.g. eng,chi_sim")] = None,
     dpi: Annotated[int | None, Form(ge=72, le=600)] = None,
+    pages: Annotated[
+        str | None, Form(max_length=1000, description="Only these pages, numbered from 1, e.g. 1-5,9 (default: all).")
+    ] = None,
     priority: Annotated[int, Form(ge=-100, le=100)] = 0,
     max_attempts: Annotated[int | None, Form(ge=1, le=20)] = None,
     force: Annotated[bool, Form(description="Run again even if this file and options were submitted before.")] = False,
@@ -118,7 +136,7 @@ def submit_task(
         raise ApiError(
             429, "rate_limited", f"too many submits; retry in {wait:.1f}s", headers={"Retry-After": str(int(wait) + 1)}
         )
-    process_options = _options(context, options, mode, engine, languages, dpi)
+    process_options = _options(context, options, mode, engine, languages, dpi, pages)
     head = file.file.read(1024)
     if not head:
         raise ApiError(422, "empty_file", "the uploaded file is empty", field="file")
@@ -142,6 +160,8 @@ def submit_task(
         )
     except TooLargeUploadError as exc:
         raise ApiError(413, "too_large", str(exc), field="file") from exc
+    except PageRangeError as exc:
+        raise ApiError(422, "invalid_pages", str(exc), field="pages") from exc
     if not result.created:
         response.status_code = 200
     return task_out(result.task)
@@ -193,9 +213,10 @@ def get_result(
     task = _visible_task(context, caller, task_id)
     if task.status is not TaskStatus.COMPLETED or task.kind != "ocr":
         raise ApiError(409, "not_completed", f"task {task_id} is {task.status}, not completed")
-    if format == "json":
-        return Response(context.storage.get(result_json_key(task.id)), media_type="application/json")
-    return PlainTextResponse(context.storage.get(result_markdown_key(task.id)).decode(), media_type="text/markdown")
+    key = result_json_key(task.id) if format == "json" else result_markdown_key(task.id)
+    media_type = "application/json" if format == "json" else "text/markdown"
+    # Streamed from storage a chunk at a time: a 5,000-page result never sits whole in the API process.
+    return StreamingResponse(context.storage.iter_chunks(key), media_type=media_type)
 
 
 @router.get("/{task_id}/assets/{name:path}", responses=_ERRORS | {200: {"content": {"image/png": {}}}})

@@ -367,6 +367,13 @@ class PostgresStore(Store):
     def checkpoints(self, task_id: str) -> list[Checkpoint]:
         return [checkpoint_from_row(row) for row in self._fetch(sql.CHECKPOINTS, {"id": task_id})]
 
+    def checkpoint_seqs(self, task_id: str) -> list[int]:
+        return [int(row[0]) for row in self._fetch(sql.CHECKPOINT_SEQS, {"id": task_id}, "checkpoints")]
+
+    def checkpoints_after(self, task_id: str, after_seq: int, limit: int) -> list[Checkpoint]:
+        params = {"id": task_id, "after": after_seq, "limit": limit}
+        return [checkpoint_from_row(row) for row in self._fetch(sql.CHECKPOINTS_AFTER, params, "checkpoints")]
+
     def counts_by_status(self) -> dict[TaskStatus, int]:
         return counts_from_rows(self._fetch(sql.COUNTS, None, "counts"))
 

@@ -258,6 +258,13 @@ CHECKPOINTS = """
 SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints WHERE task_id = %(id)s ORDER BY seq
 """
 
+CHECKPOINT_SEQS = "SELECT seq FROM ocrq_checkpoints WHERE task_id = %(id)s ORDER BY seq"
+
+CHECKPOINTS_AFTER = """
+SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints
+WHERE task_id = %(id)s AND seq > %(after)s ORDER BY seq LIMIT %(limit)s
+"""
+
 GET_WITH_EVENTS = f"""
 SELECT {T_COLS}, e.id, e.task_id, e.type, e.at, e.attempt, e.lease_token, e.worker_id, e.detail
 FROM ocrq_tasks t

@@ -196,6 +196,11 @@ FROM ocrq_events WHERE task_id = :id ORDER BY id
 """
 
 CHECKPOINTS = "SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints WHERE task_id = :id ORDER BY seq"
+CHECKPOINT_SEQS = "SELECT seq FROM ocrq_checkpoints WHERE task_id = :id ORDER BY seq"
+CHECKPOINTS_AFTER = """
+SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints
+WHERE task_id = :id AND seq > :after ORDER BY seq LIMIT :limit
+"""
 
 GET_WITH_EVENTS = f"""
 SELECT {T_COLS}, e.id, e.task_id, e.type, e.at, e.attempt, e.lease_token, e.worker_id, e.detail
