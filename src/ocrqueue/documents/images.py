@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PIL import Image, ImageOps
 
-from ocrqueue.documents.errors import CorruptDocumentError, DocumentError, TooManyPixelsError
+from ocrqueue.documents.errors import CorruptDocumentError, DocumentError, TooFewPixelsError, TooManyPixelsError
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.limits import DocumentLimits
 from ocrqueue.documents.pages import Raster, TextLayer
@@ -54,6 +54,11 @@ def check_pixels(image: Image.Image, index: int, limits: DocumentLimits) -> None
         )
     if pixels == 0:
         raise CorruptDocumentError(f"page {index + 1} has no pixels")
+    if min(image.width, image.height) < limits.min_page_side_pixels:
+        raise TooFewPixelsError(
+            f"page {index + 1} is {image.width}x{image.height} pixels: a strip thinner than "
+            f"{limits.min_page_side_pixels} pixels has nothing to read"
+        )
 
 
 def image_frame_count(image: Image.Image, fmt: InputFormat) -> int:

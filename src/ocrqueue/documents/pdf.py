@@ -17,6 +17,7 @@ from ocrqueue.documents.errors import (
     CorruptDocumentError,
     EncryptedPdfError,
     PageRenderError,
+    TooFewPixelsError,
     TooManyPixelsError,
 )
 from ocrqueue.documents.geometry import BBox
@@ -116,19 +117,27 @@ class PdfPage:
             self._page.close()
 
     def _fit_dpi(self, dpi: int) -> int:
-        """Cap the DPI at the configured maximum, and lower it for oversized pages so the bitmap
-        stays within the pixel limit."""
+        """Cap the DPI at the configured maximum, and lower it for oversized pages so the bitmap stays
+        within the pixel budget (not below 72 dpi) and the hard pixel limit (or refuse the page)."""
         dpi = min(dpi, self._limits.render_dpi)
         area_in2 = (self.width / 72) * (self.height / 72)
         if area_in2 <= 0:
-            raise PageRenderError(f"page {self._index + 1} has no area")
+            raise TooFewPixelsError(f"page {self._index + 1} has no area ({self.width:g} x {self.height:g} points)")
         max_dpi = int((self._limits.max_pixels_per_page / area_in2) ** 0.5)
         if max_dpi < _MIN_RENDER_DPI:
             raise TooManyPixelsError(
                 f"page {self._index + 1} is too large to render: even at {_MIN_RENDER_DPI} dpi "
                 f"it would exceed {self._limits.max_pixels_per_page:,} pixels"
             )
-        return min(dpi, max_dpi)
+        budget_dpi = max(_MIN_RENDER_DPI, int((self._limits.render_pixel_budget / area_in2) ** 0.5))
+        dpi = min(dpi, max_dpi, budget_dpi)
+        thinnest = min(self.width, self.height) * dpi / 72
+        if thinnest < self._limits.min_page_side_pixels:
+            raise TooFewPixelsError(
+                f"page {self._index + 1} is {self.width:g} x {self.height:g} points: a strip thinner than "
+                f"{self._limits.min_page_side_pixels} pixels at {dpi} dpi has nothing to read"
+            )
+        return dpi
 
     def render(self, dpi: int) -> Raster:
         requested, dpi = dpi, self._fit_dpi(dpi)
@@ -147,7 +156,7 @@ class PdfPage:
         x0, y0 = max(0.0, box.x0), max(0.0, box.y0)
         x1, y1 = min(self.width, box.x1), min(self.height, box.y1)
         area_in2 = max(1e-6, (x1 - x0) * (y1 - y0) / 72**2)
-        dpi = min(dpi, int((self._limits.max_pixels_per_page / area_in2) ** 0.5))
+        dpi = min(dpi, int((min(self._limits.max_pixels_per_page, self._limits.render_pixel_budget) / area_in2) ** 0.5))
         with PDFIUM_LOCK:
             try:
                 bitmap = self._page.render(
