@@ -114,6 +114,21 @@ class Settings(BaseSettings):
         le=65535,
         description="Serve Prometheus metrics of `ocrqueue worker` on this port (unset: off).",
     )
+    worker_processes: int = Field(
+        default=0,
+        ge=0,
+        le=64,
+        description="`ocrqueue worker` runs this many worker processes under itself, replacing each one "
+        "that exits or crashes (0: it works in its own process and exits with status 75 to be replaced).",
+    )
+    max_tasks_per_process: int = Field(
+        default=0, ge=0, description="A worker process hands its tasks back and is replaced after this many (0: never)."
+    )
+    max_rss_mb: int = Field(
+        default=2048,
+        ge=0,
+        description="A worker process whose resident memory passes this after a task is replaced (0: never).",
+    )
     worker_kinds: list[str] = Field(
         default_factory=list,
         description="Task kinds this worker claims (empty: every registered kind).",
@@ -209,4 +224,6 @@ class Settings(BaseSettings):
             backoff_cap_seconds=self.backoff_cap_seconds,
             prefetch=self.worker_prefetch,
             stall_seconds=self.task_stall_seconds,
+            max_tasks_per_process=self.max_tasks_per_process,
+            max_rss_mb=self.max_rss_mb,
         )

@@ -21,11 +21,15 @@ from ocrqueue.cli.runtime import (
     prepare_database,
     run_workers_until_signalled,
     serve_metrics,
+    supervise_until_signalled,
+    supervisor,
     task_registry,
 )
 from ocrqueue.documents import keep_page_buffers
 from ocrqueue.queue import QueueConfig, TaskSpec, TaskStatus, Worker
 from ocrqueue.queue.migrate import current_revision, head_revision
+from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
+from ocrqueue.queue.supervisor import stop_with_parent
 from ocrqueue.service.keys import result_json_key, result_markdown_key
 from ocrqueue.service.ocr_task import OCR_KIND
 from ocrqueue.settings import Settings
@@ -58,27 +62,64 @@ Kinds = Annotated[
 ]
 
 
-def _worker(settings: Settings, concurrency: int | None, kinds: list[str] | None) -> Worker:
+Processes = Annotated[
+    int | None,
+    typer.Option(
+        "--processes",
+        "-p",
+        min=0,
+        help="Worker processes to run under this one, each replaced when it exits or crashes "
+        "[default: settings.worker_processes; 0: work in this process].",
+    ),
+]
+WorkerId = Annotated[str | None, typer.Option(hidden=True, help="Given by a supervising process.")]
+
+
+def _worker(
+    settings: Settings, concurrency: int | None, kinds: list[str] | None, worker_id: str | None = None
+) -> Worker:
     config = settings.queue_config()
     if concurrency is not None:
         config = QueueConfig(**{**config.__dict__, "concurrency": concurrency})
     store = open_configured_store(settings)
-    return Worker(store, task_registry(settings), config, kinds=kinds or settings.worker_kinds or None)
+    return Worker(
+        store, task_registry(settings), config, kinds=kinds or settings.worker_kinds or None, worker_id=worker_id
+    )
 
 
 @app.command()
-def worker(verbose: Verbose = False, concurrency: Concurrency = None, kinds: Kinds = None) -> None:
+def worker(
+    verbose: Verbose = False,
+    concurrency: Concurrency = None,
+    kinds: Kinds = None,
+    processes: Processes = None,
+    worker_id: WorkerId = None,
+) -> None:
     """Run task slots on this machine until SIGTERM (graceful) or a second signal (release at once).
 
-    Example: OCRQUEUE_DATABASE_URL=postgresql://ocr@db/ocr ocrqueue worker --concurrency 2
+    A worker that ran max_tasks_per_process tasks or grew past max_rss_mb hands its tasks back and
+    exits with status 75, for its supervisor (--processes, systemd, Docker) to start a fresh one.
+    Example: OCRQUEUE_DATABASE_URL=postgresql://ocr@db/ocr ocrqueue worker --concurrency 2 --processes 2
     """
     configure_logging(verbose)
     settings = Settings()
+    count = settings.worker_processes if processes is None else processes
+    if count > 0:
+        slots = concurrency or settings.worker_concurrency
+        supervising = supervisor(settings, count, slots, kinds or settings.worker_kinds, verbose)
+        console.print(f"supervising {count} worker process(es) of {slots} slot(s) each")
+        serve_metrics(settings, supervising.store)
+        supervise_until_signalled(supervising)
+        return
+    if worker_id is not None:  # started by a supervisor: stop when it is gone
+        stop_with_parent()
     keep_page_buffers(settings.page_buffer_keep_mb)
-    runner = _worker(settings, concurrency, kinds)
+    runner = _worker(settings, concurrency, kinds, worker_id)
     console.print(f"worker {runner.worker_id} on {runner.store.backend}, kinds: {', '.join(runner.kinds)}")
     serve_metrics(settings, runner.store)
     run_workers_until_signalled([runner])
+    if runner.replace_reason is not None:
+        raise typer.Exit(REPLACE_EXIT_CODE)
 
 
 @db_app.command("upgrade")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import signal
+import sys
+from collections.abc import Callable
 from types import FrameType
 
 import click
@@ -12,7 +14,8 @@ from rich.logging import RichHandler
 
 from ocrqueue.queue import Registry, Store, Worker, open_store
 from ocrqueue.queue.metrics import QueueDepthCollector
-from ocrqueue.service.kinds import build_registry
+from ocrqueue.queue.supervisor import Supervisor
+from ocrqueue.service.kinds import build_registry, crash_messages
 from ocrqueue.service.schema import upgrade_all
 from ocrqueue.settings import Settings
 from ocrqueue.storage import Storage
@@ -68,6 +71,44 @@ def serve_metrics(settings: Settings, store: Store) -> None:
     REGISTRY.register(QueueDepthCollector(store))
     start_http_server(settings.metrics_port)
     logging.getLogger("ocrqueue").info("metrics on :%d/metrics", settings.metrics_port)
+
+
+def worker_command(concurrency: int, kinds: list[str], verbose: bool) -> Callable[[str], list[str]]:
+    """The command line of one supervised `ocrqueue worker` child with the given worker id."""
+
+    def command(worker_id: str) -> list[str]:
+        args = [sys.executable, "-m", "ocrqueue", "worker", "--processes", "0", "--worker-id", worker_id]
+        args += ["--concurrency", str(concurrency), *(f"--kind={kind}" for kind in kinds)]
+        return [*args, "--verbose"] if verbose else args
+
+    return command
+
+
+def supervisor(settings: Settings, processes: int, concurrency: int, kinds: list[str], verbose: bool) -> Supervisor:
+    """Worker processes under this one, each replaced when it exits or dies (see queue/supervisor.py)."""
+    return Supervisor(
+        open_configured_store(settings),
+        worker_command(concurrency, kinds, verbose),
+        processes,
+        crash_messages=crash_messages(),
+        backoff_base_seconds=settings.backoff_base_seconds,
+        backoff_cap_seconds=settings.backoff_cap_seconds,
+        stop_timeout=settings.shutdown_grace_seconds + 20,
+    )
+
+
+def supervise_until_signalled(running: Supervisor) -> None:
+    """SIGTERM/SIGINT stop the supervisor, which stops its children gracefully."""
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        logging.getLogger("ocrqueue").info("%s received: stopping worker processes", signal.Signals(signum).name)
+        running.stop()
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
+    thread = running.start()
+    while thread.is_alive():
+        thread.join(timeout=0.5)
 
 
 def run_workers_until_signalled(workers: list[Worker]) -> None:

@@ -13,9 +13,8 @@ from rich.console import Console
 
 from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
-from ocrqueue.cli.runtime import configure_logging, open_configured_store, open_storage, serve_metrics, task_registry
-from ocrqueue.documents import keep_page_buffers
-from ocrqueue.queue import QueueConfig, Worker
+from ocrqueue.cli.runtime import configure_logging, open_configured_store, open_storage, serve_metrics, supervisor
+from ocrqueue.queue.supervisor import Supervisor
 from ocrqueue.service.apikeys import ApiKeys
 from ocrqueue.settings import Settings
 
@@ -34,7 +33,10 @@ def serve(
     host: Annotated[str | None, typer.Option(help="Listen address [default: settings.host, 127.0.0.1].")] = None,
     port: Annotated[int | None, typer.Option(help="Listen port [default: settings.port, 8000].")] = None,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Embedded task slots [default: the number of CPUs].")
+        int | None,
+        typer.Option(
+            min=1, help="Worker processes started under this one, one task slot each [default: the number of CPUs]."
+        ),
     ] = None,
     no_workers: Annotated[
         bool, typer.Option("--no-workers", help="API and web page only (workers run elsewhere).")
@@ -42,6 +44,10 @@ def serve(
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Run the API, the web page and (unless --no-workers) workers, on the configured database.
+
+    Workers run in child processes, one task each at a time, replaced when they grow past
+    max_rss_mb or max_tasks_per_process or crash: the API never carries a document's memory, and a
+    page that crashes its engine fails its task ("crashed") instead of taking the API down.
 
     With no API key created the service listens on 127.0.0.1 only.
     Examples: ocrqueue serve | ocrqueue serve --host 0.0.0.0 --no-workers
@@ -61,19 +67,17 @@ def serve(
         listen_host = "127.0.0.1"
     listen_port = port or settings.port
     context = ApiContext(settings, store, storage, keys, RateLimiter(settings.submit_rate_per_minute))
-    runners: list[Worker] = []
+    supervising: Supervisor | None = None
     if not no_workers:
-        keep_page_buffers(settings.page_buffer_keep_mb)
-        slots = workers or os.cpu_count() or 1
-        config = QueueConfig(**{**settings.queue_config().__dict__, "concurrency": slots})
-        runners.append(Worker(store, task_registry(settings), config))
+        processes = workers or os.cpu_count() or 1
+        supervising = supervisor(settings, processes, 1, settings.worker_kinds, verbose)
     serve_metrics(settings, store)
-    for runner in runners:
-        runner.start()
+    if supervising is not None:
+        supervising.start()
     shown = f"[{listen_host}]" if ":" in listen_host else listen_host
     console.print(
         f"ocrqueue is running: open http://{shown}:{listen_port}/ "
-        f"({'no workers' if not runners else f'{runners[0].config.concurrency} task slots'}, "
+        f"({'no workers' if supervising is None else f'{supervising.processes} worker processes'}, "
         f"database {store.backend}); Ctrl-C stops"
     )
     server = uvicorn.Server(
@@ -82,9 +86,8 @@ def serve(
     try:
         server.run()
     finally:
-        for runner in runners:
-            runner.stop()
-        for runner in runners:
-            runner.wait_stopped(settings.shutdown_grace_seconds + 15)
+        if supervising is not None:
+            supervising.stop()
+            supervising.wait_stopped(supervising.stop_timeout + 15)
         keys.close()
         store.close()

@@ -57,6 +57,14 @@ class PageSelection:
     def __len__(self) -> int:
         return sum(b - a + 1 for a, b in self.ranges)
 
+    def number_at(self, position: int) -> int:
+        """The page number (from 1) at `position` (from 0) in reading order; the last one past the end."""
+        for first, last in self.ranges:
+            if position <= last - first:
+                return first + position
+            position -= last - first + 1
+        return self.last
+
     def check(self, page_count: int) -> None:
         if self.last > page_count:
             raise PageRangeError(f"pages {self} ask for page {self.last}, but the document has {page_count}")

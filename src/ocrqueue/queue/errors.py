@@ -61,6 +61,7 @@ class ErrorKind(StrEnum):
     UNKNOWN = "unknown"
     LEASE_EXPIRED = "lease_expired"
     STALLED = "stalled"
+    CRASHED = "crashed"
     CANCELLED = "cancelled"
 
 

@@ -199,6 +199,11 @@ class Store(abc.ABC):
     def checkpoints(self, task_id: str) -> list[Checkpoint]: ...
 
     @abc.abstractmethod
+    def held_by(self, worker_id: str) -> list[Task]:
+        """The running tasks whose lease `worker_id` holds: what a supervisor finds when that worker's
+        process died, to settle them at once instead of waiting for their leases to expire."""
+
+    @abc.abstractmethod
     def checkpoint_seqs(self, task_id: str) -> list[int]:
         """Which checkpoints a task has, without their data: a resume decision for a task of
         thousands of pages costs a list of numbers, not every page's result."""

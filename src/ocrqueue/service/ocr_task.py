@@ -26,7 +26,7 @@ from ocrqueue.documents import (
     open_document,
     process_page,
 )
-from ocrqueue.queue import PermanentError, TaskContext
+from ocrqueue.queue import PermanentError, Task, TaskContext
 from ocrqueue.queue.models import JSON
 from ocrqueue.service.keys import asset_key, result_json_key, result_markdown_key
 from ocrqueue.storage import ObjectNotFoundError, Storage
@@ -106,3 +106,16 @@ class OcrTask:
         self.storage.put_file(result_json_key(ctx.task.id), json_path)
         self.storage.put_file(result_markdown_key(ctx.task.id), markdown_path)
         return paths
+
+
+def ocr_crash_message(task: Task, how: str) -> str:
+    """What a supervisor records when the process reading `task` died: pages are read in order and
+    each is counted in the progress once saved, so the page being read is the one after them."""
+    options = task.payload.get("options", {}) if isinstance(task.payload, dict) else {}
+    try:
+        selection = ProcessOptions.from_dict(options).page_selection
+    except DocumentError:
+        selection = None
+    done = task.progress_done
+    page = done + 1 if selection is None else selection.number_at(done)
+    return f"the OCR engine crashed on page {page} ({how})"

@@ -336,6 +336,9 @@ class PostgresStore(Store):
         rows = self._fetch(sql.GET_BY_IDS, {"ids": [task_id]}, "get")
         return task_from_row(rows[0]) if rows else None
 
+    def held_by(self, worker_id: str) -> list[Task]:
+        return [task_from_row(row) for row in self._fetch(sql.HELD_BY, {"worker": worker_id}, "held by")]
+
     def get_many(self, task_ids: Sequence[str]) -> list[Task]:
         return [task_from_row(row) for row in self._fetch(sql.GET_BY_IDS, {"ids": list(task_ids)}, "get many")]
 

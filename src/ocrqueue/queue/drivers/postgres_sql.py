@@ -36,6 +36,8 @@ SELECT {COLS}, pg_notify('{NOTIFY_CHANNEL}', kind) FROM ins
 
 GET_BY_IDS = f"SELECT {COLS} FROM ocrq_tasks WHERE id = ANY(%(ids)s)"
 
+HELD_BY = f"SELECT {COLS} FROM ocrq_tasks WHERE worker_id = %(worker)s AND status = 'running' ORDER BY id"
+
 GET_LIVE_BY_DEDUP = f"""
 SELECT {COLS} FROM ocrq_tasks
 WHERE dedup_key = ANY(%(keys)s) AND status <> 'cancelled'

@@ -378,6 +378,9 @@ class SQLiteStore(Store):
         rows = self._read(sql.GET_BY_ID, {"id": task_id})
         return task_from_row(rows[0]) if rows else None
 
+    def held_by(self, worker_id: str) -> list[Task]:
+        return [task_from_row(row) for row in self._read(sql.HELD_BY, {"worker": worker_id})]
+
     def get_many(self, task_ids: Sequence[str]) -> list[Task]:
         return [task_from_row(row) for row in self._read(sql.GET_BY_IDS, {"ids": json.dumps(list(task_ids))})]
 

@@ -42,6 +42,8 @@ GET_BY_ID = f"SELECT {COLS} FROM ocrq_tasks WHERE id = :id"
 
 GET_BY_IDS = f"SELECT {COLS} FROM ocrq_tasks WHERE id IN (SELECT value FROM json_each(:ids))"
 
+HELD_BY = f"SELECT {COLS} FROM ocrq_tasks WHERE worker_id = :worker AND status = 'running' ORDER BY id"
+
 GET_LIVE_BY_DEDUP = f"SELECT {COLS} FROM ocrq_tasks WHERE dedup_key = :key AND status <> 'cancelled'"
 
 # SQLite's planner prefers the (status, id) index and would sort every pending row; the claim
