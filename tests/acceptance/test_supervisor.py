@@ -4,12 +4,17 @@ exit status, the task a child was running when it died (dead letter on the secon
 
 from __future__ import annotations
 
+import io
 import time
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
+from PIL import Image
 from support.proc_history import read_record
 from support.processes import Processes
+from support.server import free_port
 from support.waiting import wait_for, wait_terminal
 
 from ocrqueue.queue import Store, TaskSpec, TaskStatus
@@ -60,3 +65,44 @@ def test_a_task_that_segfaults_its_process_is_dead_lettered_by_the_parent_at_onc
     after = store.submit(TaskSpec("sleep", {"pages": 1})).task.id
     assert wait_terminal(store, after, 60) is TaskStatus.COMPLETED and supervisor.alive
     wait_for(lambda: "died: SIGSEGV" in supervisor.output(), 5, what="the supervisor to log the crash")
+
+
+def test_serve_refuses_a_strip_and_survives_a_crashing_task(store: Store, workers: Processes) -> None:
+    """A 1x100,000 PNG segfaulted OpenCV inside `serve` and took the API down with it. Now it is
+    refused up front, and a task that does crash its worker process only costs that child."""
+    port = free_port()
+    serve = workers.start(["serve", "--port", str(port), "--workers", "1"], name="serve")
+    base = f"http://127.0.0.1:{port}"
+    strip = io.BytesIO()
+    Image.new("L", (1, 100_000), 255).save(strip, "PNG")
+    with httpx.Client(base_url=base, timeout=30) as client:
+        wait_for(lambda: _answers(client), 30, 0.1, "serve to answer")
+        response = client.post("/api/v1/tasks", files={"file": ("strip.png", strip.getvalue(), "image/png")})
+        assert response.status_code == 202, response.text
+        refused = wait_for(lambda: _finished(client, response.json()["id"]), 60, 0.1, "the strip to be refused")
+        assert refused["status"] == "dead_letter" and "thinner than 8 pixels" in refused["error"]["message"]
+        crashing = store.submit(TaskSpec("sleep", {"fail_attempts": 99, "error": "segfault"}, max_attempts=5))
+        crashed = wait_for(lambda: _finished(client, crashing.task.id), 60, 0.1, "the crashing task to settle")
+        assert crashed["status"] == "dead_letter" and "SIGSEGV" in crashed["error"]["message"]
+        assert _answers(client) and serve.alive
+        after = client.post("/api/v1/tasks", files={"file": ("ok.png", _page_png(), "image/png")})
+        done = wait_for(lambda: _finished(client, after.json()["id"]), 120, 0.1, "a good page after the crashes")
+        assert done["status"] == "completed", done
+
+
+def _answers(client: httpx.Client) -> bool:
+    try:
+        return client.get("/healthz").status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _finished(client: httpx.Client, task_id: str) -> dict[str, Any] | None:
+    task: dict[str, Any] = client.get(f"/api/v1/tasks/{task_id}").json()
+    return task if task["status"] in ("completed", "dead_letter", "cancelled") else None
+
+
+def _page_png() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("L", (400, 300), 255).save(buffer, "PNG")
+    return buffer.getvalue()
