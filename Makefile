@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 BOOTSTRAP_PYTHON ?= python3
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint typecheck check chaos bench bench-queue bench-ocr venv system-deps-serve system-deps-test lock clean
+.PHONY: serve test lint typecheck check chaos bench bench-queue bench-ocr bench-viewer venv system-deps-serve system-deps-test lock clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(BOOTSTRAP_PYTHON) -m venv $(VENV)
@@ -51,6 +51,10 @@ bench-queue: venv
 ## bench-ocr: accuracy and speed of each OCR engine on generated sample pages
 bench-ocr: venv
 	$(PY) bench/ocr.py
+
+## bench-viewer: how long the web page's document view takes for long results, in chromium
+bench-viewer: venv
+	$(PY) bench/viewer.py
 
 bench: bench-queue bench-ocr
 

@@ -25,6 +25,20 @@ that the generator takes little of the CPU it shares with what it measures; its 
 
 Output: a table, then one JSON line (always last). Exit status 1 when any request failed, any
 task did not complete, or p99 status latency exceeded --p99-target-ms.
+
+    python bench/load.py --live --db sqlite    # live updates: commit-to-event latency, idle reads
+    python bench/load.py --live --db postgresql --followers 50
+
+--live measures how task changes reach followers instead. The API runs alone (no workers) in a
+process of its own, with every store read it makes counted (the store's read methods; on SQLite
+also every statement, `PRAGMA data_version` included, through a trace callback). This process
+submits --followers tasks of a kind no worker runs, claims them, and opens one event stream per
+task plus --list-followers task-list streams. Then (1) idle: for --idle-seconds nothing changes,
+and the API's reads per second are counted; (2) latency: --rounds times, one task's progress is
+committed from this process and the time from just before that statement to the arrival of the
+event carrying it (or a later value of that task) is recorded; commits follow a random schedule, not
+the events, so a poller's phase cannot line up with them. Run it with PYTHONPATH pointing at another checkout's src/ to
+measure that code (the API process inherits it).
 """
 
 from __future__ import annotations
@@ -385,6 +399,248 @@ async def drive(address: tuple[str, int], args: argparse.Namespace) -> tuple[Sta
     return stats, elapsed, await final_statuses(address, stats.submitted)
 
 
+# --- live updates (--live) ---------------------------------------------------------------------------
+
+LIVE_KIND = "bench_live"
+COUNTED_READS = ("get", "get_many", "list_tasks", "get_with_events", "events", "checkpoints", "counts_by_status")
+
+
+def serve_counted(port: int) -> None:
+    """The API as `ocrqueue serve --no-workers` runs it, counting its database reads at /bench-reads."""
+    import collections
+    import sqlite3
+
+    import uvicorn
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from ocrqueue.api import ApiContext, create_app
+    from ocrqueue.api.ratelimit import RateLimiter
+    from ocrqueue.cli.runtime import open_configured_store, open_storage
+    from ocrqueue.queue.drivers import sqlite as sqlite_driver
+    from ocrqueue.service.apikeys import ApiKeys
+    from ocrqueue.settings import Settings
+
+    counts: collections.Counter[str] = collections.Counter()
+    real_connect = sqlite3.connect
+
+    def traced_connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn = real_connect(*args, **kwargs)
+        conn.set_trace_callback(lambda statement: counts.update(["sqlite_statements"]))
+        return conn
+
+    sqlite_driver.sqlite3.connect = traced_connect  # type: ignore[attr-defined]
+    settings = Settings()
+    store = open_configured_store(settings)
+    for name in COUNTED_READS:
+        method = getattr(store, name)
+
+        def counted(*args: Any, _name: str = name, _method: Any = method, **kwargs: Any) -> Any:
+            counts.update(["reads", _name])
+            return _method(*args, **kwargs)
+
+        setattr(store, name, counted)
+    keys = ApiKeys(settings.resolved_database_url)
+    context = ApiContext(settings, store, open_storage(settings), keys, RateLimiter(1_000_000))
+    app = create_app(context)
+
+    async def bench_reads(request: Request) -> JSONResponse:
+        return JSONResponse(dict(counts))
+
+    app.router.routes.insert(0, Route("/bench-reads", bench_reads))
+    uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)).run()
+
+
+@dataclass
+class LiveStreams:
+    """Arrival times of `task` events, by (task id, progress_done), and first frames seen."""
+
+    arrivals: dict[tuple[str, int], float] = field(default_factory=dict)
+    opened: set[str] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+async def follow_live(address: tuple[str, int], path: str, streams: LiveStreams, until: float) -> None:
+    event = ""
+    try:
+        async for line in Connection(*address, timeout=30).stream_lines(path, until):
+            if line.startswith("event:"):
+                event = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and event == "task":
+                task = json.loads(line.split(":", 1)[1])
+                streams.arrivals.setdefault((task["id"], task["progress"]["done"]), time.perf_counter())
+                streams.opened.add(path)
+                streams.changed.set()
+    except RequestFailed as exc:
+        if time.monotonic() < until:
+            streams.errors.append(str(exc))
+
+
+async def reads_now(address: tuple[str, int]) -> dict[str, int]:
+    conn = Connection(*address, timeout=10)
+    try:
+        status, data = await conn.request("GET", "/bench-reads")
+    finally:
+        conn.close()
+    return dict(json.loads(data)) if status == 200 else {}
+
+
+async def live_phases(address: tuple[str, int], db_url: str, args: argparse.Namespace) -> dict[str, Any]:
+    from ocrqueue.queue import TaskSpec, open_store
+
+    store = open_store(db_url)
+    try:
+        store.submit_many([TaskSpec(LIVE_KIND) for _ in range(args.followers)])
+        claimed = store.claim("bench-live", args.followers, 3600.0, [LIVE_KIND])
+        leases = [item.lease for item in claimed]
+        streams = LiveStreams()
+        until = time.monotonic() + args.idle_seconds + args.rounds * args.round_seconds + 120
+        paths = [f"/api/v1/tasks/{lease.task_id}/events" for lease in leases]
+        paths += ["/api/v1/tasks/events"] * args.list_followers
+        followers = [asyncio.create_task(follow_live(address, path, streams, until)) for path in paths]
+        deadline = time.monotonic() + 60
+        while len(streams.opened) < len(set(paths)) and time.monotonic() < deadline:
+            streams.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(streams.changed.wait(), 1.0)
+        await asyncio.sleep(1.0)  # let the streams' first reads settle before the idle window
+        before = await reads_now(address)
+        await asyncio.sleep(args.idle_seconds)
+        after = await reads_now(address)
+        idle = {k: (after.get(k, 0) - before.get(k, 0)) / args.idle_seconds for k in after}
+        # Commits on a random schedule, not paced by the events: a poller's phase cannot line up
+        # with them. Tasks take turns, so one task changes again only after all others did.
+        rng = random.Random(7)
+        commits: list[tuple[str, int, float]] = []
+        for done in range(1, args.rounds + 1):
+            lease = leases[done % len(leases)]
+            commits.append((lease.task_id, done, await asyncio.to_thread(_commit_progress, store, lease, done)))
+            await asyncio.sleep(args.round_seconds * rng.uniform(0.0, 2.0))
+        last = commits[-1]
+        deadline = time.monotonic() + 5.0
+        while (last[0], last[1]) not in streams.arrivals and time.monotonic() < deadline:
+            streams.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(streams.changed.wait(), max(0.0, deadline - time.monotonic()))
+        latencies, missed = commit_latencies(commits, streams.arrivals)
+        for follower in followers:
+            follower.cancel()
+        await asyncio.gather(*followers, return_exceptions=True)
+    finally:
+        store.close()
+    return {"idle": idle, "latencies": latencies, "missed": missed, "stream_errors": streams.errors}
+
+
+def commit_latencies(
+    commits: list[tuple[str, int, float]], arrivals: dict[tuple[str, int], float]
+) -> tuple[list[float], int]:
+    """Each commit's delay to the first event showing it or a later value of the same task (a
+    stream that fell behind sends only the newest row); commits never shown count as missed."""
+    shown: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for (task_id, done), at in arrivals.items():
+        shown[task_id].append((done, at))
+    latencies: list[float] = []
+    missed = 0
+    for task_id, done, started in commits:
+        seen = [at for value, at in shown[task_id] if value >= done and at >= started]
+        if seen:
+            latencies.append(min(seen) - started)
+        else:
+            missed += 1
+    return latencies, missed
+
+
+def _commit_progress(store: Any, lease: Any, done: int) -> float:
+    """Commit one progress change; returns the time just before the statement was sent."""
+    started = time.perf_counter()
+    store.progress(lease, done, None, f"bench round {done}")
+    return started
+
+
+def run_live(args: argparse.Namespace) -> int:
+    workdir = Path(tempfile.mkdtemp(prefix="ocrq-live-"))
+    try:
+        with contextlib.ExitStack() as stack:
+            if args.db == "sqlite":
+                db_url = f"sqlite:///{workdir / 'live.db'}"
+            else:
+                admin = stack.enter_context(postgres_admin(args.admin_url))
+                db_url = stack.enter_context(fresh_database(admin))
+            env = {k: v for k, v in os.environ.items() if not k.startswith("OCRQUEUE_")}
+            env.update({"OCRQUEUE_DATABASE_URL": db_url, "OCRQUEUE_DATA_DIR": str(workdir / "data")})
+            subprocess.run(
+                [sys.executable, "-m", "ocrqueue", "db", "upgrade"], env=env, check=True, capture_output=True
+            )
+            args.load_before = os.getloadavg()[0]
+            port = free_port()
+            log = stack.enter_context(open(workdir / "api.log", "wb"))
+            api = subprocess.Popen(
+                [sys.executable, os.path.abspath(__file__), "--serve-counted", str(port)],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            service = Service(port, [api])
+            try:
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline and api.poll() is None:
+                    with contextlib.suppress(httpx.HTTPError):
+                        if httpx.get(f"{service.base_url}/bench-reads", timeout=2).status_code == 200:
+                            break
+                    time.sleep(0.2)
+                else:
+                    raise SystemExit(f"the API did not start:\n{(workdir / 'api.log').read_text()[-2000:]}")
+                with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+                    result = runner.run(live_phases(("127.0.0.1", port), db_url, args))
+            finally:
+                service.stop()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    latencies = result["latencies"]
+    p50, p95 = percentile(latencies, 50) * 1000, percentile(latencies, 95) * 1000
+    top = max(latencies) * 1000 if latencies else float("nan")
+    idle = result["idle"]
+    out: dict[str, Any] = {
+        "mode": "live",
+        "db": args.db,
+        "followers": args.followers,
+        "list_followers": args.list_followers,
+        "rounds": args.rounds,
+        "commit_to_event_p50_ms": round(p50, 1),
+        "commit_to_event_p95_ms": round(p95, 1),
+        "commit_to_event_max_ms": round(top, 1),
+        "events_missed": result["missed"],
+        "idle_seconds": args.idle_seconds,
+        "idle_reads_per_s": round(idle.get("reads", 0.0), 2),
+        "idle_reads_per_s_by_method": {k: round(v, 2) for k, v in idle.items() if k in COUNTED_READS},
+        "idle_sqlite_statements_per_s": round(idle["sqlite_statements"], 1) if "sqlite_statements" in idle else None,
+        "stream_errors": len(result["stream_errors"]),
+        "load_before": round(args.load_before, 2),
+        "load_after": round(os.getloadavg()[0], 2),
+    }
+    print(
+        f"live updates on {args.db}: {args.followers} task streams + {args.list_followers} list streams open\n"
+        f"commit -> SSE event   p50 {p50:.1f} ms  p95 {p95:.1f} ms  max {top:.1f} ms  "
+        f"({len(latencies)} of {args.rounds} rounds; missed {result['missed']})\n"
+        f"idle API reads        {out['idle_reads_per_s']}/s over {args.idle_seconds:.0f} s "
+        f"{out['idle_reads_per_s_by_method']}"
+        + (
+            f"; all SQLite statements {out['idle_sqlite_statements_per_s']}/s (PRAGMA data_version included)"
+            if out["idle_sqlite_statements_per_s"] is not None
+            else ""
+        )
+        + f"\n1-min load average {out['load_before']} before, {out['load_after']} after"
+    )
+    for sample in result["stream_errors"][:5]:
+        print(f"  stream error: {sample}")
+    print(json.dumps(out), flush=True)
+    return 1 if result["missed"] or result["stream_errors"] else 0
+
+
 # --- report -----------------------------------------------------------------------------------------
 
 
@@ -462,7 +718,23 @@ def main() -> int:
     parser.add_argument("--admin-url", default=None, help="A PostgreSQL admin URL (loopback); a database is created.")
     parser.add_argument("--p99-target-ms", type=float, default=100.0, help="p99 status latency target.")
     parser.add_argument("--quick", action="store_true", help="10 clients for 8 s: a smoke run under 30 s.")
+    live = parser.add_argument_group("live updates (--live)")
+    live.add_argument("--live", action="store_true", help="Measure commit-to-event latency and idle reads instead.")
+    live.add_argument("--db", choices=("sqlite", "postgresql"), default="postgresql")
+    live.add_argument("--followers", type=int, default=20, help="Task event streams held open.")
+    live.add_argument("--list-followers", type=int, default=2, help="Task-list event streams held open.")
+    live.add_argument("--idle-seconds", type=float, default=10.0)
+    live.add_argument("--rounds", type=int, default=200, help="Progress commits timed to their event.")
+    live.add_argument("--round-seconds", type=float, default=0.05, help="Mean pause between commits.")
+    live.add_argument("--serve-counted", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_counted:
+        serve_counted(args.serve_counted)
+        return 0
+    if args.live:
+        if args.quick:
+            args.followers, args.idle_seconds, args.rounds = 5, 3.0, 40
+        return run_live(args)
     if args.quick:
         args.clients, args.duration, args.drain_timeout = 10, 8.0, 15.0
         args.worker_processes = 1

@@ -12,6 +12,8 @@ Phases (each on freshly emptied tables):
                `Worker` (concurrency C, heartbeats and fencing on) and report ready; then the clock
                starts and the first claim is let through. Drain time is measured on the database
                clock: max(finished_at) minus the database's now() just before the start signal.
+               The longest pause is reported too: the longest time with no task committed (DB
+               clock) and with no handler starting (wall clock), so a stall cannot hide in a rate.
   pickup       With the same workers idle, this process submits 200 tasks at 50/s; each task's
                latency is its started_at minus the database clock read just before its submit
                (so a worker must be woken by LISTEN/NOTIFY or SQLite's data_version watcher).
@@ -37,6 +39,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import itertools  # noqa: E402
 import json  # noqa: E402
 import logging  # noqa: E402
 import multiprocessing as mp  # noqa: E402
@@ -116,6 +119,17 @@ class Admin:
     def count(self, status: str) -> int:
         placeholder = "%s" if self.backend == "postgresql" else "?"
         return int(self.scalar(f"SELECT count(*) FROM ocrq_tasks WHERE status = {placeholder}", (status,)))
+
+    def longest_completion_gap(self, since: float) -> float:
+        """Longest time, in seconds on the DB clock, with no task completing: from `since` (the start
+        signal) to the first completion, and between any two consecutive completions. A stall in
+        the middle of a drain cannot hide in its average rate."""
+        column = "extract(epoch FROM finished_at)::float8" if self.backend == "postgresql" else "finished_at"
+        rows = self.conn.execute(
+            f"SELECT {column} FROM ocrq_tasks WHERE status = 'completed' ORDER BY finished_at"
+        ).fetchall()
+        times = [since, *(float(r[0]) for r in rows)]
+        return max((b - a for a, b in itertools.pairwise(times)), default=float("nan"))
 
     def last_finished(self) -> float:
         if self.backend == "postgresql":
@@ -239,10 +253,16 @@ def worker_process(
     from prometheus_client import REGISTRY
 
     from ocrqueue.queue.config import QueueConfig
+    from ocrqueue.queue.context import TaskContext
     from ocrqueue.queue.drivers import open_store
-    from ocrqueue.queue.kinds import register_builtin_kinds
     from ocrqueue.queue.registry import Registry
     from ocrqueue.queue.worker import Worker
+
+    handled: list[float] = []
+
+    def stamped_noop(ctx: TaskContext) -> None:
+        """A no-op that notes when it ran (wall clock), to find the longest pause between tasks."""
+        handled.append(time.time())
 
     store = open_store(db, pool_size=max(8, concurrency + 3))
     pool = getattr(store, "_pool", None)
@@ -284,7 +304,9 @@ def worker_process(
     store.complete_many = timed(  # type: ignore[method-assign]
         "complete_many", store.complete_many, lambda a, _v: len(a[0])
     )
-    worker = Worker(store, register_builtin_kinds(Registry()), QueueConfig(concurrency=concurrency, **config))
+    registry = Registry()
+    registry.register(KIND, stamped_noop)
+    worker = Worker(store, registry, QueueConfig(concurrency=concurrency, **config))
     worker.start()
     ready.put(os.getpid())
     stop.wait()
@@ -300,6 +322,7 @@ def worker_process(
             "empty_claims": sample("ocrqueue_empty_claims_total") or 0,
             "lease_losses": sample("ocrqueue_lease_losses_total", {"kind": KIND}) or 0,
             "drain_calls": calls,
+            "handled_at": handled,
         }
     )
     store.close()
@@ -500,6 +523,8 @@ class ProcessGroup:
         self.cpu_busy = float("nan")
         self.client_cpu_seconds = float("nan")
         self.server_cpu_seconds = float("nan")
+        self.db_start = float("nan")
+        self.wall_window = (float("nan"), float("nan"))
         self.procs = [
             ctx.Process(target=target, args=args_for(self), name=f"bench-{target.__name__}-{i}", daemon=True)
             for i in range(n)
@@ -535,15 +560,26 @@ def timed_drain(admin: Admin, group: ProcessGroup, n: int, timeout: float) -> tu
     cpu = cpu_times()
     db_start = admin.db_now()
     wall_start = time.perf_counter()
+    epoch_start = time.time()
     group.go.set()
     ok = wait_for(lambda: admin.count("completed") >= n, timeout, interval=0.05)
     group.drained.set()
+    group.db_start = db_start
+    group.wall_window = (epoch_start, time.time())
     wall = time.perf_counter() - wall_start
     group.cpu_busy = busy_since(cpu)
     group.client_cpu_seconds = sum(process_cpu_seconds(pid) for pid in clients) - client_cpu
     group.server_cpu_seconds = sum(process_cpu_seconds(pid) for pid in servers) - server_cpu
     db_seconds = admin.last_finished() - db_start if ok else float("nan")
     return db_seconds, wall, ok
+
+
+def longest_handler_gap(stats: list[dict[str, Any]], window: tuple[float, float]) -> float:
+    """Longest wall-clock pause between two handler runs (any worker) inside the drain window."""
+    start, end = window
+    times = sorted(t for s in stats for t in s.get("handled_at", []) if start <= t <= end)
+    times = [start, *times]
+    return max((b - a for a, b in itertools.pairwise(times)), default=float("nan"))
 
 
 def pickup_latency(store: Any, admin: Admin, count: int, rate: float, timeout: float) -> dict[str, Any]:
@@ -668,6 +704,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "enqueue_per_s": nan,
         "enqueue_bulk_per_s": nan,
         "drain_per_s": nan,
+        "drain_max_gap_ms": nan,
+        "drain_max_handler_gap_ms": nan,
         "pickup_p50_ms": nan,
         "pickup_p95_ms": nan,
         "reference_drain_per_s": nan,
@@ -703,6 +741,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         notes["drain_seconds"] = db_s
                         notes["drain_wall_seconds"] = wall_s
                         out["drain_per_s"] = n / db_s if ok else nan
+                        out["drain_max_gap_ms"] = 1000 * admin.longest_completion_gap(group.db_start) if ok else nan
                         out["drain_wall_per_s"] = n / wall_s if ok else nan
                         out["drain_machine_cpu_busy"] = group.cpu_busy
                         out["drain_client_cpu_ms_per_task"] = 1000 * group.client_cpu_seconds / n
@@ -726,6 +765,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             finally:
                 stats = group.finish()
             notes["workers"] = stats
+            if "drain" in phases:
+                out["drain_max_handler_gap_ms"] = 1000 * longest_handler_gap(stats, group.wall_window)
+                for s in stats:
+                    s.pop("handled_at", None)
             out["lease_losses"] = sum(s.get("lease_losses", 0) for s in stats)
             out["empty_claims"] = sum(s.get("empty_claims", 0) for s in stats)
             seconds = notes.get("drain_seconds")
@@ -759,6 +802,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     finally:
                         ref.finish()
                     notes[f"{key}_seconds"] = db_s
+                    out[f"{key}_max_gap_ms"] = 1000 * admin.longest_completion_gap(ref.db_start) if ok else nan
                     out[f"{key}_machine_cpu_busy"] = ref.cpu_busy
                     out[f"{key}_client_cpu_ms_per_task"] = 1000 * ref.client_cpu_seconds / n
                     out[f"{key}_server_cpu_ms_per_task"] = 1000 * ref.server_cpu_seconds / n
@@ -846,6 +890,14 @@ def report(out: dict[str, Any], notes: dict[str, Any]) -> None:
             f"target ≥ {out['drain_target_per_s']:,.0f}/s; {_fmt(notes.get('drain_seconds', float('nan')))} s "
             "on the DB clock (first start signal to last finished_at); "
             f"wall {_fmt(out.get('drain_wall_per_s', float('nan')), '/s')}",
+        ),
+        (
+            "drain: longest pause",
+            f"{_fmt(out['drain_max_gap_ms'])} ms commits, {_fmt(out['drain_max_handler_gap_ms'])} ms handlers",
+            "longest time with no task committed (DB clock, from the start signal), and with no handler "
+            "starting (wall clock, all workers); bare loops: "
+            f"{_fmt(out.get('reference_max_gap_ms', float('nan')))} / "
+            f"{_fmt(out.get('reference_batched_max_gap_ms', float('nan')))} ms",
         ),
         (
             "drain, bare SQL reference",

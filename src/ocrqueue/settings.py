@@ -219,7 +219,6 @@ class Settings(BaseSettings):
             poll_seconds=self.poll_seconds,
             shutdown_grace_seconds=self.shutdown_grace_seconds,
             concurrency=self.worker_concurrency,
-            max_attempts=self.max_attempts,
             backoff_base_seconds=self.backoff_base_seconds,
             backoff_cap_seconds=self.backoff_cap_seconds,
             prefetch=self.worker_prefetch,

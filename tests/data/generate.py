@@ -23,6 +23,7 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 DEJAVU_BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+DEJAVU_MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
 NOTO_CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
 NOTO_CJK_SC_INDEX = 2  # the .ttc holds JP, KR, SC, TC, HK faces in this order
 
@@ -275,7 +276,8 @@ def raw_pdf(objects: Sequence[bytes], root: int = 1, trailer: bytes = b"", heade
 
 
 class PdfBuilder:
-    """Just enough PDF to put Helvetica or CJK text, rules and JPEG images on A4 pages."""
+    """Just enough PDF to put Helvetica (F1, bold F2), CJK (F3) or Courier (F4) text, rules and JPEG
+    images on A4 pages."""
 
     WIDTH, HEIGHT = 595.0, 842.0
 
@@ -323,6 +325,7 @@ class PdfBuilder:
         catalog = add(b"")
         pages_id = add(b"")
         font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+        courier = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>")
         bold = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>")
         cid = add(
             b"<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light "
@@ -346,7 +349,13 @@ class PdfBuilder:
                 ops = f"q {iw} 0 0 {ih} {ix} {self.HEIGHT - itop - ih} cm /Im{i} Do Q\n" + ops
             data = zlib.compress(ops.encode("latin-1"))
             content = add(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream")
-            resources = b"<< /Font << /F1 %d 0 R /F2 %d 0 R /F3 %d 0 R >> %s >>" % (font, bold, cjk, xobjects)
+            resources = b"<< /Font << /F1 %d 0 R /F2 %d 0 R /F3 %d 0 R /F4 %d 0 R >> %s >>" % (
+                font,
+                bold,
+                cjk,
+                courier,
+                xobjects,
+            )
             kids.append(
                 add(
                     b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %g %g] /Rotate %d /Resources %s /Contents %d 0 R >>"
@@ -392,6 +401,55 @@ def born_digital_pdf(pages: int = 3, rotate: int = 0) -> bytes:
                 ops += [PdfBuilder.text(x0 + c * cw + 6, y0 + r * rh + 7, 11, t) for c, t in enumerate(row)]
         pdf.add_page(ops)
     return pdf.build()
+
+
+SECTION_SENTENCE = "Durable queues keep every task until a worker finishes it."
+SECTION_BODY = [
+    "A worker that dies loses nothing: its lease runs out and another",
+    "worker takes the task over and resumes at the first unfinished page.",
+]
+SECTION_AFTER = ["Every write is fenced by the lease token.", "A second paragraph ends the page body."]
+
+
+def section_pages_pdf(pages: int) -> bytes:
+    """Pages that each begin, at the very top, with "Section N. ..." as a long line that runs on
+    into its paragraph, then a page number at the foot: no running header anywhere."""
+    pdf = PdfBuilder()
+    for n in range(pages):
+        first = f"Section {n + 1}. {SECTION_SENTENCE} In short,"
+        ops = [PdfBuilder.text(72, 36 + i * 14, 11, t) for i, t in enumerate([first, *SECTION_BODY])]
+        ops += [PdfBuilder.text(72, 100 + i * 14, 11, t) for i, t in enumerate(SECTION_AFTER)]
+        ops.append(PdfBuilder.text(290, 810, 9, str(n + 1)))
+        pdf.add_page(ops)
+    return pdf.build()
+
+
+CODE_BEFORE = "Build it from source with the usual two commands:"
+CODE_LINES = ["./configure --prefix=/usr/local", "make", "if test -f config.log; then", "    make install", "fi"]
+CODE_AFTER = "Both commands print what they do as they run."
+
+
+def code_pdf() -> bytes:
+    """Prose, a shell listing in Courier (with an indented line), prose again."""
+    pdf = PdfBuilder()
+    ops = [PdfBuilder.text(72, 80, 11, CODE_BEFORE)]
+    ops += [PdfBuilder.text(86, 100 + i * 13, 10, line, font="F4") for i, line in enumerate(CODE_LINES)]
+    ops.append(PdfBuilder.text(72, 100 + len(CODE_LINES) * 13 + 8, 11, CODE_AFTER))
+    pdf.add_page(ops)
+    return pdf.build()
+
+
+def code_page() -> Image.Image:
+    """The same as a rendered page: prose in DejaVu Sans, the listing in DejaVu Sans Mono."""
+    image, draw = _page()
+    prose, mono = _font(DEJAVU, 30), _font(DEJAVU_MONO, 30)
+    draw.text((MARGIN, MARGIN), CODE_BEFORE, font=prose, fill="black")
+    y = MARGIN + 70
+    for line in CODE_LINES:
+        draw.text((MARGIN + 40, y), line, font=mono, fill="black")
+        y += 44
+    draw.text((MARGIN, y + 30), CODE_AFTER, font=prose, fill="black")
+    return image
 
 
 def chinese_pdf() -> bytes:

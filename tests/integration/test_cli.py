@@ -13,7 +13,7 @@ from prometheus_client import CollectorRegistry
 from typer.testing import CliRunner
 
 from ocrqueue.cli import app
-from ocrqueue.queue import QueueConfig, Store, Worker
+from ocrqueue.queue import QueueConfig, Store, TaskSpec, Worker
 from ocrqueue.queue.metrics import QueueMetrics
 from ocrqueue.service.kinds import build_registry
 from ocrqueue.settings import Settings
@@ -129,3 +129,19 @@ def test_every_command_has_help_with_an_example(cli_env: Path) -> None:
     for command in commands:
         shown = runner.invoke(app, [*command, "--help"])
         assert shown.exit_code == 0 and "Example" in shown.output, command
+
+
+def test_tasks_wait_returns_when_the_task_finishes(cli_env: Path, store: Store, worker: Worker) -> None:
+    task_id = store.submit(TaskSpec("sleep", {"pages": 2, "seconds_per_page": 0.2})).task.id
+    waited = runner.invoke(app, ["tasks", "wait", task_id, "--timeout", "60"])
+    assert waited.exit_code == 0, waited.output
+    assert f"{task_id}: completed" in waited.output
+
+
+def test_tasks_wait_gives_up_after_its_timeout(cli_env: Path, store: Store) -> None:
+    task_id = store.submit(TaskSpec("noop")).task.id
+    waited = runner.invoke(app, ["tasks", "wait", task_id, "--timeout", "0.3"])
+    assert waited.exit_code != 0
+    assert "still pending after 0.3s" in waited.output
+    missing = runner.invoke(app, ["tasks", "wait", "01a2272f-0000-7000-8000-000000000000", "--timeout", "5"])
+    assert missing.exit_code != 0 and missing.exit_code != waited.exit_code

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from data.generate import PdfBuilder, born_digital_pdf
@@ -15,7 +17,7 @@ from support.waiting import wait_terminal
 from ocrqueue.documents import DocumentLimits, ProcessOptions, open_document, process_page
 from ocrqueue.queue import QueueConfig, Store, TaskStatus, Worker
 from ocrqueue.queue.metrics import QueueMetrics
-from ocrqueue.queue.models import EventType
+from ocrqueue.queue.models import JSON, EventType, Lease
 from ocrqueue.service.keys import result_json_key, result_markdown_key
 from ocrqueue.service.kinds import build_registry
 from ocrqueue.service.submission import Submission, submit_document
@@ -114,9 +116,45 @@ def test_an_upload_over_the_limit_stores_and_queues_nothing(store: Store, storag
     assert list(storage.list("uploads")) == [] and store.list_tasks().tasks == []
 
 
-def test_cancel_between_pages_stops_the_document(store: Store, storage: LocalStorage, worker: Worker) -> None:
+class PausingAfterCheckpoint:
+    """The real store, with one hook: once checkpoint `seq` is committed, it signals `saved` and
+    holds the handler there until `resume` is set, so a test can act between two pages."""
+
+    def __init__(self, store: Store, seq: int) -> None:
+        self._store = store
+        self._seq = seq
+        self.saved = threading.Event()
+        self.resume = threading.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def checkpoint(self, lease: Lease, seq: int, data: JSON) -> None:
+        self._store.checkpoint(lease, seq, data)
+        if seq == self._seq and not self.saved.is_set():
+            self.saved.set()
+            assert self.resume.wait(30), "the test never let the handler go on"
+
+
+def test_a_cancel_while_running_stops_between_pages_keeping_the_pages_done(store: Store, storage: LocalStorage) -> None:
+    hooked = PausingAfterCheckpoint(store, seq=0)
+    registry = build_registry(storage, DocumentLimits())
+    runner = Worker(hooked, registry, CONFIG, metrics=QueueMetrics(CollectorRegistry()))  # type: ignore[arg-type]
     task_id = submit(store, storage, born_digital_pdf(pages=3))
-    store.cancel(task_id)
-    worker.start()
-    assert wait_terminal(store, task_id) is TaskStatus.CANCELLED
-    assert EventType.CLAIMED not in [e.type for e in store.events(task_id)]
+    runner.start()
+    try:
+        assert hooked.saved.wait(30), "page 1 was never checkpointed"
+        assert store.cancel(task_id).status is TaskStatus.RUNNING  # type: ignore[union-attr]
+        hooked.resume.set()
+        assert wait_terminal(store, task_id) is TaskStatus.CANCELLED
+    finally:
+        hooked.resume.set()
+        runner.stop(release_now=True)
+        assert runner.wait_stopped(15)
+    task = store.get(task_id)
+    assert task is not None and task.result is None and task.progress_done == 1
+    assert [(c.seq, c.lease_token) for c in store.checkpoints(task_id)] == [(0, 1)]  # page 1 kept, 2-3 never done
+    assert [e.type for e in store.events(task_id)] == [
+        EventType.SUBMITTED, EventType.CLAIMED, EventType.CANCEL_REQUESTED, EventType.CANCELLED,
+    ]  # fmt: skip
+    assert not storage.exists(result_json_key(task_id)) and not storage.exists(result_markdown_key(task_id))

@@ -1,20 +1,17 @@
 """Reads that clients repeat while workers are busy (bench/load.py), on both backends.
 
 A status read (GET /api/v1/tasks/{id}) is one statement with a bounded history: it costs the same
-for a task with a long history (deferrals, operator retries) as for a new one. Event streams share
-one read per poll instead of one each.
+for a task with a long history (deferrals, operator retries) as for a new one.
 """
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import threading
 import weakref
-from collections.abc import Callable, Coroutine, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
@@ -24,16 +21,12 @@ from support.service import Service, running_service
 from support.waiting import wait_for
 
 from ocrqueue.api import create_app
-from ocrqueue.api.events import TaskWatch, Update
 from ocrqueue.api.routes.tasks import EVENT_LIMIT
-from ocrqueue.queue import Store, Task, TaskSpec
+from ocrqueue.queue import Store, TaskSpec
 from ocrqueue.queue.models import EventType
 
 # The one method each driver sends a read statement through.
 _EXECUTOR = {"sqlite": "_read", "postgresql": "_fetch"}
-
-
-T = TypeVar("T")
 
 
 @pytest.fixture
@@ -105,50 +98,6 @@ def test_a_short_history_is_complete_and_not_truncated(service: Service) -> None
     assert [e["type"] for e in body["events"]] == ["submitted", "claimed", "released"]
     assert body["events_truncated"] is False
     assert listed["events"] is None and listed["events_truncated"] is None
-
-
-def test_event_streams_share_one_read_per_poll(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    first, second = (store.submit(TaskSpec("noop")).task.id for _ in range(2))
-    gone = "01a2272f-0000-7000-8000-000000000000"
-    reads: list[list[str]] = []
-    get_many = store.get_many
-
-    def spy(task_ids: Sequence[str]) -> list[Task]:
-        reads.append(sorted(task_ids))
-        return get_many(task_ids)
-
-    monkeypatch.setattr(store, "get_many", spy)
-
-    async def follow_three() -> list[Update]:
-        watch = TaskWatch(store, interval=0)
-        async with watch.follow(first) as a, watch.follow(second) as b, watch.follow(gone) as c:
-            return [await a.get(), await b.get(), await c.get()]
-
-    updates = _run(follow_three())
-    assert reads[0] == sorted([first, second, gone])
-    assert [u.id if isinstance(u, Task) else u for u in updates] == [first, second, None]
-
-
-def test_a_failed_poll_reaches_every_stream(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    task_id = store.submit(TaskSpec("noop")).task.id
-
-    def unreachable(task_ids: Sequence[str]) -> list[Task]:
-        raise ConnectionError("database unreachable")
-
-    monkeypatch.setattr(store, "get_many", unreachable)
-
-    async def follow() -> Update:
-        async with TaskWatch(store, interval=0).follow(task_id) as updates:
-            return await updates.get()
-
-    assert isinstance(_run(follow()), ConnectionError)
-
-
-def _run(coroutine: Coroutine[Any, Any, T]) -> T:
-    """asyncio.run on a thread of its own: in the whole suite the browser tests' Playwright (sync
-    API) keeps an event loop running in the main thread, where asyncio.run refuses to start."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 class _Cycle:

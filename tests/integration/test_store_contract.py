@@ -10,7 +10,8 @@ from unittest import mock
 import pytest
 from support.waiting import wait_for
 
-from ocrqueue.queue import LeaseLost, Store, TaskSpec, TaskStatus
+from ocrqueue.queue import LeaseLost, Registry, Store, TaskSpec, TaskStatus, open_store
+from ocrqueue.queue.kinds import noop
 from ocrqueue.queue.models import EventType, FailOutcome
 
 LEASE = 30.0
@@ -49,6 +50,24 @@ def test_submit_creates_pending_task_with_history(store: Store) -> None:
 def test_default_max_attempts_comes_from_the_store(store: Store) -> None:
     store.default_max_attempts = 7
     assert store.submit(TaskSpec("noop")).task.max_attempts == 7
+
+
+def test_max_attempts_precedence_is_spec_then_kind_then_store_then_four(db_url: str) -> None:
+    registry = Registry()
+    registry.register("tight", noop, max_attempts=2)
+    registry.register("plain", noop)
+    specs = [TaskSpec("tight", max_attempts=5), TaskSpec("tight"), TaskSpec("plain"), TaskSpec("unknown")]
+    with open_store(db_url, default_max_attempts=7, registry=registry) as store:
+        assert [r.task.max_attempts for r in store.submit_many(specs)] == [5, 2, 7, 7]
+    with open_store(db_url) as store:
+        assert [r.task.max_attempts for r in store.submit_many(specs[2:])] == [4, 4]
+
+
+def test_an_attempt_limit_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="max_attempts"):
+        TaskSpec("noop", max_attempts=0)
+    with pytest.raises(ValueError, match="max_attempts"):
+        Registry().register("noop", noop, max_attempts=0)
 
 
 def test_same_dedup_key_returns_the_same_task(store: Store) -> None:
@@ -266,6 +285,18 @@ def test_checkpoints_are_listed_without_data_and_paged_in_order(store: Store) ->
         (s, {"page": s}) for s in (0, 3, 5, 7, 12)
     ]
     assert store.checkpoint_seqs(store.submit(TaskSpec("noop", dedup_key="none")).task.id) == []
+
+
+def test_held_by_lists_the_running_tasks_a_worker_holds(store: Store) -> None:
+    a = store.submit(TaskSpec("noop", dedup_key="a")).task
+    b = store.submit(TaskSpec("noop", dedup_key="b")).task
+    store.submit(TaskSpec("noop", dedup_key="pending"))
+    (first,) = store.claim("w1", 1, LEASE)
+    (second,) = store.claim("w2", 1, LEASE)
+    assert [t.id for t in store.held_by("w1")] == [first.task.id] and first.task.id in (a.id, b.id)
+    assert [(t.id, t.lease_token) for t in store.held_by("w2")] == [(second.task.id, second.lease.token)]
+    store.complete(second.lease, None)
+    assert store.held_by("w2") == [] and store.held_by("nobody") == []
 
 
 def test_progress_is_recorded_and_reports_cancellation(store: Store) -> None:

@@ -228,6 +228,7 @@ def test_a_vision_task_answers_a_question_about_an_image_through_the_api(
         assert submitted.status_code == 202, submitted.text
         task = submitted.json()
         assert task["kind"] == "vision" and task["status"] == "pending" and task["answer"] is None
+        assert task["question"] == "What does the sign say?"
         assert ask(image, max_tokens="256").json()["id"] == task["id"]  # same image and question: same task
         service.start_worker()
         done = service.wait_status(task["id"], "completed")

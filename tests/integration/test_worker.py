@@ -17,10 +17,12 @@ from ocrqueue.queue import (
     TaskSpec,
     TaskStatus,
     Worker,
+    open_store,
 )
 from ocrqueue.queue.kinds import register_builtin_kinds
 from ocrqueue.queue.metrics import QueueMetrics
 from ocrqueue.queue.models import JSON, EventType
+from ocrqueue.queue.worker import max_held
 
 FAST = QueueConfig(
     lease_seconds=2.0,
@@ -67,6 +69,50 @@ def test_worker_runs_tasks_to_completion(store: Store, start_worker, metrics: Qu
     assert metrics.claims.labels("sleep")._value.get() == 10
 
 
+def test_a_worker_whose_commits_fall_behind_stops_claiming(
+    store: Store, registry: Registry, metrics: QueueMetrics
+) -> None:
+    """Finished tasks awaiting their commit hold leases: at most one completer batch of them.
+
+    With every commit held back, the worker runs tasks until its slots, its prefetch and one batch
+    of finished tasks are leased, then leaves the rest pending instead of leasing the whole queue
+    (what made the SQLite drain stall: thousands of leases held, each commit and heartbeat larger).
+    """
+    config = QueueConfig(**{**FAST.__dict__, "concurrency": 4})
+    extra = 100
+    store.submit_many([TaskSpec("noop") for _ in range(max_held(config) + extra)])
+    commits_open = threading.Event()
+    real_complete_many = store.complete_many
+
+    def held_back(items):  # type: ignore[no-untyped-def]
+        commits_open.wait(30)
+        return real_complete_many(items)
+
+    store.complete_many = held_back  # type: ignore[method-assign]
+    worker = Worker(store, registry, config, metrics=metrics)
+    worker.start()
+    try:
+        wait_for(
+            lambda: (
+                len(worker.running_task_ids) == max_held(config)
+                and store.counts_by_status().get(TaskStatus.PENDING) == extra
+            ),
+            timeout=30,
+            what="the worker to hold one batch of uncommitted tasks and leave the rest pending",
+        )
+        assert metrics.claims.labels("noop")._value.get() == max_held(config)
+        commits_open.set()
+        wait_for(
+            lambda: store.counts_by_status().get(TaskStatus.COMPLETED) == max_held(config) + extra,
+            timeout=30,
+            what="every task to complete once commits go through",
+        )
+    finally:
+        commits_open.set()
+        worker.stop(release_now=True)
+        assert worker.wait_stopped(15)
+
+
 def test_submit_wakes_an_idle_worker_without_waiting_for_the_poll(store: Store, start_worker) -> None:  # type: ignore[no-untyped-def]
     slow_poll = QueueConfig(**{**FAST.__dict__, "poll_seconds": 120.0})
     start_worker(slow_poll)
@@ -107,6 +153,27 @@ def test_unknown_errors_retry_until_attempts_run_out(store: Store, registry: Reg
     task = store.get(task_id)
     assert task is not None and task.attempts == 3 and task.error_kind == "unknown"
     assert task.error_message == "RuntimeError: bug on attempt 3"
+
+
+def test_a_kinds_attempt_limit_is_what_the_worker_enforces(db_url: str, metrics: QueueMetrics) -> None:
+    registry = Registry()
+
+    @registry.kind("flaky", max_attempts=2)
+    def flaky(ctx: TaskContext) -> JSON:
+        raise RuntimeError(f"bug on attempt {ctx.attempt}")
+
+    with open_store(db_url, default_max_attempts=5, registry=registry) as store:
+        task_id = store.submit(TaskSpec("flaky")).task.id
+        worker = Worker(store, registry, FAST, metrics=metrics)
+        worker.start()
+        try:
+            assert wait_terminal(store, task_id, timeout=20) is TaskStatus.DEAD_LETTER
+        finally:
+            worker.stop(release_now=True)
+            assert worker.wait_stopped(15)
+        task = store.get(task_id)
+        assert task is not None and (task.attempts, task.max_attempts) == (2, 2)
+        assert task.error_message == "RuntimeError: bug on attempt 2"
 
 
 def test_cancelling_a_running_task_stops_its_handler(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
@@ -234,21 +301,32 @@ def test_queue_depth_collector_counts_by_status(store: Store) -> None:
 
 def test_a_silent_handler_is_given_up_and_its_slot_replaced(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]
     release = threading.Event()
+    handler_threads: list[threading.Thread] = []
 
     def hangs(ctx: TaskContext) -> JSON:
+        handler_threads.append(threading.current_thread())
         release.wait(60)
         return "too late"
 
     registry.register("hangs", hangs)
     stuck = store.submit(TaskSpec("hangs", max_attempts=1)).task.id
-    start_worker(QueueConfig(**{**FAST.__dict__, "concurrency": 1, "stall_seconds": 1.0}))
+    worker = start_worker(QueueConfig(**{**FAST.__dict__, "concurrency": 1, "stall_seconds": 1.0}))
     assert wait_terminal(store, stuck, timeout=20) is TaskStatus.DEAD_LETTER
     task = store.get(stuck)
     assert task is not None and task.error_kind == "stalled" and "given up as hung" in (task.error_message or "")
     after = store.submit(TaskSpec("noop")).task.id
     assert wait_terminal(store, after, timeout=20) is TaskStatus.COMPLETED  # the one slot was replaced
+    dead_lettered = store.get_with_events(stuck, newest=100)
     release.set()
-    assert store.get(stuck).status is TaskStatus.DEAD_LETTER  # type: ignore[union-attr]
+    # Wait until the worker is really done with the task: the given-up handler's thread has
+    # returned and retired, and the worker has stopped, its completer flushed. Only then can no
+    # late write of "too late" still be on its way.
+    (handler_thread,) = handler_threads
+    handler_thread.join(20)
+    assert not handler_thread.is_alive(), "the given-up handler's thread did not retire"
+    worker.stop(release_now=True)
+    assert worker.wait_stopped(15)
+    assert store.get_with_events(stuck, newest=100) == dead_lettered  # row and history untouched
 
 
 def test_a_deferred_task_waits_without_spending_attempts(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]

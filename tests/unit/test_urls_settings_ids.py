@@ -73,3 +73,14 @@ def test_claims_prefetch_only_while_tasks_are_short() -> None:
     assert claim_size(config, busy=0, mean_run_seconds=0.001) == 20
     assert claim_size(config, busy=20, mean_run_seconds=0.001) == 0
     assert claim_size(QueueConfig(concurrency=4, prefetch=0), busy=0, mean_run_seconds=0.0) == 4
+
+
+def test_claims_stop_while_a_batch_of_finished_tasks_awaits_its_commit() -> None:
+    from ocrqueue.queue.worker import MAX_UNCOMMITTED, claim_size, max_held
+
+    config = QueueConfig(concurrency=4, prefetch=16, prefetch_below_seconds=0.05)
+    assert max_held(config) == 4 + 16 + MAX_UNCOMMITTED
+    assert claim_size(config, busy=0, mean_run_seconds=0.001, held=max_held(config) - 5) == 5
+    assert claim_size(config, busy=0, mean_run_seconds=0.001, held=max_held(config)) <= 0
+    assert claim_size(config, busy=2, mean_run_seconds=2.0, held=max_held(config) + 40) <= 0
+    assert claim_size(config, busy=2, mean_run_seconds=2.0, held=300) == 2

@@ -15,9 +15,9 @@ from ocrqueue import __version__
 from ocrqueue.api.body_limit import BodyLimitMiddleware
 from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import install_error_handlers
-from ocrqueue.api.events import TaskWatch
 from ocrqueue.api.routes import health, tasks, vision
 from ocrqueue.service.engines import configure_vlm
+from ocrqueue.service.follow import TaskFollower
 
 STATIC_DIR = Path(__file__).with_name("static")
 _MULTIPART_OVERHEAD = 1 << 20
@@ -39,6 +39,7 @@ def freeze_startup_objects() -> None:
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     freeze_startup_objects()
     yield
+    app.state.task_follower.close()
 
 
 def create_app(context: ApiContext) -> FastAPI:
@@ -50,7 +51,7 @@ def create_app(context: ApiContext) -> FastAPI:
         '{"error": {"code": "...", "message": "...", "field": "..."}}.',
     )
     app.state.context = context
-    app.state.task_watch = TaskWatch(context.store)
+    app.state.task_follower = TaskFollower(context.store)
     configure_vlm(context.settings.vlm_config())  # the `vlm` engine is then a valid choice on submit
     install_error_handlers(app)
     app.include_router(tasks.router)

@@ -68,6 +68,8 @@ class TaskOut(BaseModel):
     """Set with `events`: whether older events exist than those listed."""
     answer: AnswerOut | None = None
     """Set for completed tasks of kind `vision`."""
+    question: str | None = None
+    """Set for tasks of kind `vision`: the question asked about the image."""
 
 
 class TaskListOut(BaseModel):
@@ -126,4 +128,5 @@ def task_out(task: Task, events: list[Event] | None = None, *, events_truncated:
         else None,
         events_truncated=events_truncated if events is not None else None,
         answer=answer,
+        question=payload.get("question") if task.kind == "vision" else None,
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -30,6 +29,7 @@ from ocrqueue.queue import QueueConfig, TaskSpec, TaskStatus, Worker
 from ocrqueue.queue.migrate import current_revision, head_revision
 from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
 from ocrqueue.queue.supervisor import stop_with_parent
+from ocrqueue.service.follow import TaskFollower, wait_for_tasks
 from ocrqueue.service.keys import result_json_key, result_markdown_key
 from ocrqueue.service.ocr_task import OCR_KIND
 from ocrqueue.settings import Settings
@@ -299,14 +299,17 @@ def tasks_wait(task_id: str, timeout: Annotated[float, typer.Option(help="Second
     Example: ocrqueue tasks wait 01a2269d-108c-73d7-8d61-d464655ea577 --timeout 60
     """
     store = open_configured_store(Settings())
-    deadline = time.monotonic() + timeout
-    while (task := store.get(task_id)) is not None and not task.status.terminal:
-        if time.monotonic() > deadline:
-            console.print(f"[red]{task_id} still {task.status} after {timeout}s[/red]")
-            raise typer.Exit(EXIT_FAILED)
-        time.sleep(0.2)
+    follower = TaskFollower(store)
+    try:
+        task = wait_for_tasks(follower, [task_id], timeout)[task_id]
+    finally:
+        follower.close()
+        store.close()  # and with it the store's listening connection
     if task is None:
         raise typer.Exit(EXIT_NOT_FOUND)
+    if not task.status.terminal:
+        console.print(f"[red]{task_id} still {task.status} after {timeout}s[/red]")
+        raise typer.Exit(EXIT_FAILED)
     console.print(f"{task.id}: {task.status} {task.error_message or ''}")
     if task.status is not TaskStatus.COMPLETED:
         raise typer.Exit(EXIT_FAILED)

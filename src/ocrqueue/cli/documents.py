@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -21,7 +20,8 @@ from ocrqueue.documents import (
     open_document,
     process_page,
 )
-from ocrqueue.queue import TaskStatus
+from ocrqueue.queue import Task, TaskStatus
+from ocrqueue.service.follow import TaskFollower, wait_for_tasks
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.settings import Settings
 from ocrqueue.storage import TooLargeUploadError
@@ -175,21 +175,22 @@ def submit(
     failures = len(files) - len(task_ids)
     with _progress() as progress:
         bars = {task_id: progress.add_task(name, total=None) for task_id, name in task_ids.items()}
-        remaining = set(task_ids)
-        while remaining:
-            for task_id in sorted(remaining):
-                task = store.get(task_id)
-                if task is None:
-                    remaining.discard(task_id)
-                    failures += 1
-                    continue
-                progress.update(bars[task_id], completed=task.progress_done, total=task.progress_total)
-                if task.status.terminal:
-                    remaining.discard(task_id)
-                    if task.status is not TaskStatus.COMPLETED:
-                        failures += 1
-                        name = task_ids[task_id]
-                        progress.update(bars[task_id], description=f"[red]{name}: {task.status} {task.error_message}")
-            time.sleep(0.3)
+
+        def show(task_id: str, task: Task | None) -> None:
+            if task is None:
+                progress.update(bars[task_id], description=f"[red]{task_ids[task_id]}: deleted")
+                return
+            progress.update(bars[task_id], completed=task.progress_done, total=task.progress_total)
+            if task.status.terminal and task.status is not TaskStatus.COMPLETED:
+                description = f"[red]{task_ids[task_id]}: {task.status} {task.error_message}"
+                progress.update(bars[task_id], description=description)
+
+        follower = TaskFollower(store)
+        try:
+            last = wait_for_tasks(follower, task_ids, timeout=None, on_update=show)
+        finally:
+            follower.close()
+            store.close()  # and with it the store's listening connection
+        failures += sum(1 for task in last.values() if task is None or task.status is not TaskStatus.COMPLETED)
     if failures:
         raise typer.Exit(EXIT_FAILED)

@@ -1,41 +1,107 @@
-"""Render blocks as Markdown. Document text is always data: anything that Markdown or HTML would
-interpret (tags, emphasis, headings, links, table pipes) is escaped, so an uploaded page that says
-``<script>`` shows those characters and never injects markup into a viewer."""
+"""Render blocks as Markdown. Document text is data: whatever Markdown or HTML would interpret
+(tags, entities, emphasis, headings, list markers, links, code spans, table pipes) is escaped, so
+an uploaded page that says ``<script>`` shows those characters and never injects markup. Nothing
+else is escaped: people feed this text to search and language models, and "synthesizers\\!" or
+"\\(Timing\\)" is noise to them. The rules follow CommonMark (plus GitHub's ``~~`` and tables)."""
 
 from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from ocrqueue.documents.model import Block, PageResult, Table
 
-_INLINE = re.compile(r"([\\`*_\[\]{}()#+!|~])")
-# Line starts that would open a block: list bullets and ordered-list numbers (only before a space
-# or the line end), setext underlines and block quotes.
-_BULLET = re.compile(r"^(\s*)([-+])(?=\s|$)")
-_ORDERED = re.compile(r"^(\s*\d{1,9})([.)])(?=\s|$)")
-_SETEXT = re.compile(r"^(\s*)(=+\s*)$")
+# Line starts that would open a block; group 1 is the character that gets the backslash.
+_BLOCK_STARTS = (
+    re.compile(r"^ {0,3}(#)#{0,5}(?=[ \t]|$)"),  # ATX heading
+    re.compile(r"^ {0,3}(>)"),  # block quote
+    re.compile(r"^ {0,3}([-+*])(?=[ \t]|$)"),  # bullet list item
+    re.compile(r"^ {0,3}\d{1,9}([.)])(?=[ \t]|$)"),  # ordered list item
+    re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$"),  # thematic break
+    re.compile(r"^ {0,3}(=)=*[ \t]*$"),  # setext heading underline
+    re.compile(r"^ {0,3}(-)-*[ \t]*$"),
+)
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
+_DELIMITER_ROW = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-*:?[ \t]*)*$")
+_BACKTICKS = re.compile(r"`+")
+_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
-def escape_inline(text: str) -> str:
-    """HTML entities for <, > and &, backslashes before Markdown's inline punctuation."""
-    return _INLINE.sub(r"\\\1", html.escape(text, quote=False))
+def _kind(ch: str) -> str:
+    """ "space", "punct" or "word", as CommonMark's flanking rules see a neighbouring character
+    (the line's ends count as space)."""
+    if not ch or ch.isspace():
+        return "space"
+    if ch in _ASCII_PUNCT or unicodedata.category(ch)[0] in "PS":
+        return "punct"
+    return "word"
 
 
-def _escape_line(line: str) -> str:
-    line = _BULLET.sub(r"\1\\\2", line)
-    line = _ORDERED.sub(r"\1\\\2", line)
-    return _SETEXT.sub(r"\1\\\2", line)
+def _needs_escape(line: str, i: int, pipes: bool, brackets: bool) -> bool:
+    ch = line[i]
+    before, after = line[i - 1] if i else "", line[i + 1] if i + 1 < len(line) else ""
+    if ch == "`":
+        return True
+    if ch == "\\":
+        return after == "" or after in _ASCII_PUNCT  # an escape, or a hard line break at the end
+    if ch == "*":  # can open or close emphasis unless it stands between spaces
+        return not (_kind(before) == "space" and _kind(after) == "space")
+    if ch == "_":  # within a word, or between spaces, it cannot
+        return not (_kind(before) == _kind(after) and _kind(before) in ("space", "word"))
+    if ch == "~":
+        return "~" in (before, after)
+    if ch in "[]" and brackets:
+        return True
+    if ch == "]":
+        return after in ("(", "[", ":")  # an inline link, a reference, a definition
+    if ch == "|":
+        return pipes
+    return False
 
 
-def escape(text: str) -> str:
-    """Escape a paragraph of document text so Markdown shows it verbatim."""
-    return "\n".join(_escape_line(line) for line in escape_inline(text).split("\n"))
+def _escape_line(line: str, pipes: bool, brackets: bool) -> str:
+    block_start = -1
+    for pattern in _BLOCK_STARTS:
+        match = pattern.match(line)
+        if match:
+            block_start = match.start(1)
+            break
+    out: list[str] = []
+    for i, ch in enumerate(line):
+        if ch == "<" and i + 1 < len(line) and (line[i + 1].isalpha() or line[i + 1] in "/!?"):
+            out.append("&lt;")  # the start of a tag, a comment or an autolink
+        elif ch == "&" and _ENTITY.match(line, i):
+            out.append("&amp;")
+        elif i == block_start or _needs_escape(line, i, pipes, brackets):
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def escape(text: str, pipes: bool = False, brackets: bool = False) -> str:
+    """Document text as Markdown that shows it verbatim. ``pipes``: always escape ``|`` (table
+    cells); otherwise only in a paragraph that has a line a GitHub table would take for its
+    delimiter row. ``brackets``: every ``[`` and ``]`` (inside an image description)."""
+    lines = text.split("\n")
+    pipes = pipes or ("|" in text and any("-" in ln and _DELIMITER_ROW.match(ln) for ln in lines))
+    return "\n".join(_escape_line(line, pipes, brackets) for line in lines)
+
+
+_CLOSING_HASHES = re.compile(r"(?:^|(?<=[ \t]))#+[ \t]*$")
+
+
+def escape_heading(text: str) -> str:
+    """One line of heading text; a trailing run of ``#`` would be taken for the closing sequence."""
+    escaped = escape(text.replace("\n", " "))
+    match = _CLOSING_HASHES.search(escaped)
+    return escaped[: match.start()] + "\\" + escaped[match.start() :] if match else escaped
 
 
 def _cell(text: str) -> str:
-    return escape_inline(text).replace("\n", " ")
+    return escape(text.replace("\n", " "), pipes=True)
 
 
 def table_markdown(table: Table) -> str:
@@ -58,20 +124,32 @@ def table_markdown(table: Table) -> str:
     return "\n".join(out)
 
 
+def _emphasis_body(escaped: str) -> str:
+    """Text set between ``*`` and ``*``: a ``*`` at either end would join the delimiter run."""
+    if escaped.startswith("*"):
+        escaped = "\\" + escaped
+    if escaped.endswith("*") and not escaped.endswith("\\*"):
+        escaped = escaped[:-1] + "\\*"
+    return escaped
+
+
 def block_markdown(block: Block) -> str:
     if block.type == "title":
-        return "#" * min(6, block.level or 1) + " " + escape(block.text).replace("\n", " ")
+        return "#" * min(6, block.level or 1) + " " + escape_heading(block.text)
     if block.type == "list":
         return "\n".join(f"- {escape(item)}" for item in block.text.split("\n"))
+    if block.type == "code":
+        fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS.findall(block.text)), default=0))
+        return f"{fence}\n{block.text}\n{fence}"
     if block.type == "table" and block.table is not None:
         return table_markdown(block.table)
     if block.type == "formula" and block.latex:
         return f"$$\n{block.latex}\n$$"
     if block.type == "figure" and block.image:
-        alt = escape(block.text).replace("\n", " ") or "figure"
+        alt = escape(block.text.replace("\n", " "), brackets=True) or "figure"
         return f"![{alt}]({block.image})"
     if block.type == "caption":
-        return f"*{escape(block.text)}*"
+        return f"*{_emphasis_body(escape(block.text))}*"
     return escape(block.text)
 
 

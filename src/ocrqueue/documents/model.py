@@ -14,11 +14,12 @@ from ocrqueue.documents.geometry import BBox
 
 SCHEMA_VERSION = "1.0"
 
-BlockType = Literal["title", "text", "list", "table", "figure", "caption", "formula", "header", "footer"]
+BlockType = Literal["title", "text", "list", "code", "table", "figure", "caption", "formula", "header", "footer"]
 BLOCK_TYPES: tuple[BlockType, ...] = (
     "title",
     "text",
     "list",
+    "code",
     "table",
     "figure",
     "caption",
@@ -60,11 +61,15 @@ class Word:
 
 @dataclass(frozen=True)
 class Line:
+    """A line of text; ``monospace`` when it is set in a fixed-pitch font (the text layer's font,
+    or the regular pitch of an OCR line's words)."""
+
     text: str
     bbox: BBox
     confidence: float | None = None
     words: tuple[Word, ...] = ()
     font_size: float | None = None
+    monospace: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -76,6 +81,8 @@ class Line:
             d["words"] = [w.to_dict() for w in self.words]
         if self.font_size is not None:
             d["font_size"] = round(self.font_size, 2)
+        if self.monospace:
+            d["monospace"] = True
         return d
 
     @classmethod
@@ -86,6 +93,7 @@ class Line:
             d.get("confidence"),
             tuple(Word.from_dict(w) for w in d.get("words", ())),
             d.get("font_size"),
+            bool(d.get("monospace", False)),
         )
 
 

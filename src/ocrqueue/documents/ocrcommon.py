@@ -13,12 +13,13 @@ from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks
 from ocrqueue.documents.layout.cells import column_bounds, table_text
+from ocrqueue.documents.layout.code import mark_monospace
 from ocrqueue.documents.layout.model import LayoutBox
 from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules
 from ocrqueue.documents.layout.straighten import Straightened
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Block, Line, Table, TableCell, Word
-from ocrqueue.documents.text import join_words
+from ocrqueue.documents.text import clean_text, join_words
 
 FIGURE_MIN_IN = 1.0  # a region at least this tall and wide with (almost) no text is a figure
 FIGURE_MAX_TEXT_SHARE = 0.15
@@ -57,14 +58,15 @@ def islands_wanted(detected: Sequence[LayoutBox]) -> list[tuple[IslandKind, Box]
 
 
 def to_points(line: Line, dx: float, dy: float, scale: float) -> Line:
-    """A line from pixels of a crop at (dx, dy) to page points."""
+    """A line from pixels of a crop at (dx, dy) to page points, its text cleaned of anything
+    invisible an engine may give (control and format characters)."""
 
     def conv(b: BBox) -> BBox:
         return BBox((b.x0 + dx) / scale, (b.y0 + dy) / scale, (b.x1 + dx) / scale, (b.y1 + dy) / scale)
 
-    words = tuple(Word(w.text, conv(w.bbox), w.confidence) for w in line.words)
+    words = tuple(Word(clean_text(w.text), conv(w.bbox), w.confidence) for w in line.words)
     size = line.font_size / scale if line.font_size else None
-    return Line(line.text, conv(line.bbox), line.confidence, words, size)
+    return Line(clean_text(line.text), conv(line.bbox), line.confidence, words, size)
 
 
 def moved(line: Line, dx: float, dy: float) -> Line:
@@ -123,7 +125,8 @@ def region_blocks(
         if detected is None and big and len(lines) < 3 and _text_share(lines, bbox) < FIGURE_MAX_TEXT_SHARE:
             out.append([figures.add(box)])
         else:
-            out.append([_relabel(b, captions, page.scale) for b in build_blocks(lines, page.height, body)])
+            blocks = build_blocks(mark_monospace(lines), page.height, body)
+            out.append([_relabel(b, captions, page.scale) for b in blocks])
     return out
 
 

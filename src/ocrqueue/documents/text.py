@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 _CJK_RANGES = (
     (0x3000, 0x303F),  # CJK punctuation
     (0x3400, 0x4DBF),
@@ -11,10 +14,43 @@ _CJK_RANGES = (
     (0x20000, 0x2FA1F),
 )
 
+# PDFium marks a hyphen it found at a line end with U+0002 (per character) or U+FFFE (in the page
+# text); a soft hyphen (U+00AD) is the same promise from the document itself.
+HYPHEN_MARKS = "\x02\ufffe\u00ad"
+_MARK_AT_END = re.compile(f"[{HYPHEN_MARKS}]$")
+# A word broken at a line end: letters, then a hyphen, continued by a lower-case letter.
+_BROKEN = re.compile(r"(?<=[^\W\d_])-$")
+
 
 def is_cjk(ch: str) -> bool:
     code = ord(ch)
     return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+
+
+def is_unwanted(ch: str) -> bool:
+    """Control, surrogate, unassigned-noncharacter and format characters other than the joiners
+    scripts need: none of them is text a reader sees, and some break JSON viewers or terminals."""
+    cat = unicodedata.category(ch)
+    if cat in ("Cc", "Cs"):
+        return True
+    code = ord(ch)
+    if (code & 0xFFFE) == 0xFFFE or 0xFDD0 <= code <= 0xFDEF:  # noncharacters
+        return True
+    return cat == "Cf" and ch not in "\u200c\u200d"
+
+
+def clean_text(text: str) -> str:
+    """A word or line as a reader sees it: a hyphenation mark at the end becomes "-", marks
+    inside a word (a soft hyphen where no break fell) go, and so does every other invisible
+    control or format character. Whitespace is kept as one space (tabs, line breaks)."""
+    text = _MARK_AT_END.sub("-", text)
+    out = []
+    for ch in text:
+        if ch.isspace():
+            out.append(" " if ch != " " else ch)
+        elif not is_unwanted(ch) and ch not in HYPHEN_MARKS:
+            out.append(ch)
+    return "".join(out)
 
 
 def join_words(words: list[str]) -> str:
@@ -26,4 +62,18 @@ def join_words(words: list[str]) -> str:
         if out and not (is_cjk(out[-1]) and is_cjk(word[0])):
             out += " "
         out += word
+    return out
+
+
+def join_lines(lines: list[str]) -> str:
+    """Join the lines of a paragraph; a word hyphenated across a line end ("com-" over "mands")
+    becomes one word again. A hyphen before a capital or a digit stays ("Franco-" "German")."""
+    out = ""
+    for line in lines:
+        if not line:
+            continue
+        if out and _BROKEN.search(out) and line[0].islower():
+            out = out[:-1] + line
+        else:
+            out = join_words([out, line]) if out else line
     return out

@@ -18,9 +18,13 @@ from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.pages import TextLayer
 from ocrqueue.documents.pdfframe import PageFrame
+from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, is_unwanted
 
 _BREAKS = {"\n", "\r"}
-_LINE = re.compile(r"[^\n\r]+")
+_HYPHEN_BREAKS = {"\x02", "\ufffe"}
+# A line ends at a line break, or after the mark PDFium puts where it removed a line break after
+# a hyphen (U+FFFE in the page text, U+0002 per character): the word goes on on the next line.
+_LINE = re.compile(r"[^\n\r\x02\ufffe]+[\x02\ufffe]?")
 _WORD = re.compile(r"\S+")  # \S: what str.isspace() calls space, as in the per-character loop
 
 
@@ -40,7 +44,10 @@ def read_text_layer(page: pdfium.PdfPage, frame: PageFrame, char_boxes: bool = F
 
 
 def _is_bad(ch: str) -> bool:
-    """Characters that betray a broken font mapping rather than real text."""
+    """Characters that betray a broken font mapping rather than real text (not PDFium's marks of
+    a hyphen at a line end)."""
+    if ch in HYPHEN_MARKS:
+        return False
     if ch < "\x7f":
         return ch < " " and ch != "\t"
     if ch == "\ufffd":
@@ -49,14 +56,43 @@ def _is_bad(ch: str) -> bool:
     return cat in ("Co", "Cn", "Cc")
 
 
-def _line(words: list[Word], font_size: float | None) -> Line:
+# Fixed-pitch fonts by name (PDF writers often leave the FixedPitch flag off: TeX's CMTT10 has it
+# off): Courier, *Mono*, Consolas, Inconsolata, typewriter faces and TeX's cmtt/lmtt/sftt ("tt" +
+# design size).
+_MONO_NAME = re.compile(
+    r"mono|courier|consol|inconsolata|typewriter|menlo|monaco|sourcecode|(?:^|\+)[a-z]{0,3}tt\d", re.IGNORECASE
+)
+_FIXED_PITCH_FLAG = 1
+
+
+class _FontNames:
+    """Whether the character at an index is set in a fixed-pitch font, asked of PDFium once per
+    line end (the first character of the line and of its last word), cached by font name."""
+
+    def __init__(self, raw: pdfium_c.FPDF_TEXTPAGE) -> None:
+        self.raw = raw
+        self.buffer = ctypes.create_string_buffer(128)
+        self.flags = ctypes.c_int()
+        self.known: dict[tuple[bytes, int], bool] = {}
+
+    def monospace(self, index: int) -> bool:
+        if index < 0 or not pdfium_c.FPDFText_GetFontInfo(self.raw, index, self.buffer, 128, self.flags):
+            return False
+        key = (self.buffer.value, self.flags.value)
+        if key not in self.known:
+            name = self.buffer.value.decode("latin-1")
+            self.known[key] = bool(self.flags.value & _FIXED_PITCH_FLAG) or bool(_MONO_NAME.search(name))
+        return self.known[key]
+
+
+def _line(words: list[Word], font_size: float | None, monospace: bool = False) -> Line:
     box = BBox(
         min(w.bbox.x0 for w in words),
         min(w.bbox.y0 for w in words),
         max(w.bbox.x1 for w in words),
         max(w.bbox.y1 for w in words),
     )
-    return Line(" ".join(w.text for w in words), box, 1.0, tuple(words), font_size)
+    return Line(" ".join(w.text for w in words), box, 1.0, tuple(words), font_size, monospace)
 
 
 def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) -> tuple[list[Line], int, int]:
@@ -67,10 +103,11 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
     count_rects, get_rect = pdfium_c.FPDFText_CountRects, pdfium_c.FPDFText_GetRect
     font_size = pdfium_c.FPDFText_GetFontSize
     raw, to_page = textpage.raw, frame.box
+    fonts = _FontNames(raw)
     lines: list[Line] = []
     for line in _LINE.finditer(text):
         words: list[Word] = []
-        first = -1
+        first = last = -1
         for word in _WORD.finditer(text, line.start(), line.end()):
             start, end = word.span()
             first = start if first < 0 else first
@@ -86,9 +123,13 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 # PDFium leaves characters of (almost) no size out of its rectangles: a word made
                 # only of them (a lone zero-width space) gets none, or an empty one at the origin.
                 x0, y0, x1, y1 = _union_of_chars(raw, start, end)
-            words.append(Word(word.group(), to_page(x0, y0, x1, y1), 1.0))
+            text_of_word = clean_text(word.group())
+            if text_of_word:  # not a word of invisible characters alone
+                words.append(Word(text_of_word, to_page(x0, y0, x1, y1), 1.0))
+                last = start
         if words:
-            lines.append(_line(words, float(font_size(raw, first))))
+            monospace = fonts.monospace(first) and fonts.monospace(last)
+            lines.append(_line(words, float(font_size(raw, first)), monospace))
     counts = Counter(text)
     visible = sum(k for ch, k in counts.items() if not ch.isspace())
     bad = sum(k for ch, k in counts.items() if not ch.isspace() and _is_bad(ch))
@@ -122,23 +163,33 @@ def _lines(
     words: list[Word] = []
     chars: list[str] = []
     boxes: list[BBox] = []
+    fonts = _FontNames(textpage.raw)
+    first = last = word_start = -1  # the line's first character, its last word's, this word's
     left = bottom = right = top = 0.0
+    started = False  # a word's box has begun (it may hold only characters nobody sees)
     font_size: float | None = None
     visible = bad = 0
     for i in range(n + 1):
         ch = text[i] if i < n else "\n"
         if not ch:
             continue  # the second half of a surrogate pair, read with the first
-        if ch.isspace():
+        hyphen_break = ch in _HYPHEN_BREAKS
+        if hyphen_break and chars:
+            chars.append(ch)
+            boxes.extend(boxes[-1:] if char_boxes else ())
+        if ch.isspace() or hyphen_break:
             if chars:
-                words.append(Word("".join(chars), to_page(left, bottom, right, top), 1.0, tuple(boxes)))
+                words.append(Word(clean_text("".join(chars)), to_page(left, bottom, right, top), 1.0, tuple(boxes)))
+                last = word_start
                 chars.clear()
                 boxes.clear()
-            if ch in _BREAKS:
+            started = False
+            if ch in _BREAKS or hyphen_break:
                 if words:
-                    lines.append(_line(words, font_size))
+                    lines.append(_line(words, font_size, fonts.monospace(first) and fonts.monospace(last)))
                     words.clear()
                 font_size = None
+                first = -1
             continue
         if not get_box(textpage, i, c_left, c_right, c_bottom, c_top):
             continue
@@ -147,12 +198,17 @@ def _lines(
             bad += 1
         if font_size is None:
             font_size = float(pdfium_c.FPDFText_GetFontSize(textpage, i))
+            first = i
         x0, y0, x1, y1 = c_left.value, c_bottom.value, c_right.value, c_top.value
-        if chars:
+        if started:
             left, bottom = min(left, x0), min(bottom, y0)
             right, top = max(right, x1), max(top, y1)
         else:
             left, bottom, right, top = x0, y0, x1, y1
+            started = True
+            word_start = i
+        if is_unwanted(ch):
+            continue  # in the word's box (as PDFium's range boxes have it), but no reader sees it
         chars.append(ch)
         if char_boxes:
             boxes.append(to_page(x0, y0, x1, y1))

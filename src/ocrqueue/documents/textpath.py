@@ -87,9 +87,8 @@ def _split_lines(lines: tuple[Line, ...], regions: list[BBox]) -> list[list[Line
 def _subline(line: Line, words: list[Word]) -> Line:
     if len(words) == len(line.words):
         return line
-    return Line(
-        " ".join(w.text for w in words), union(w.bbox for w in words), line.confidence, tuple(words), line.font_size
-    )
+    text = " ".join(w.text for w in words)
+    return Line(text, union(w.bbox for w in words), line.confidence, tuple(words), line.font_size, line.monospace)
 
 
 FIGURE_MIN_SIDE = 36.0  # points: smaller images are icons, bullets or logos

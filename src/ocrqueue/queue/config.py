@@ -8,7 +8,6 @@
 | poll_seconds            | 1       | longest idle wait between claims when no wake-up arrives      |
 | shutdown_grace_seconds  | 10      | on SIGTERM, time running tasks get before they are released   |
 | concurrency             | 4       | task slots (threads) per worker                               |
-| max_attempts            | 4       | default attempts per task (1 + 3 retries)                     |
 | backoff_base_seconds    | 2       | retry wait is full jitter over min(cap, base * 2**attempts)   |
 | backoff_cap_seconds     | 3600    |                                                               |
 | stall_seconds           | 600     | a handler silent this long (no progress, checkpoint or cancel |
@@ -20,6 +19,12 @@
 
 With these defaults a SIGKILLed worker's task is running again within
 lease (20 s) + reaper interval (at most 15 s) = 35 s, under the 45 s promise.
+
+How many attempts a task gets is not a worker setting: it is fixed in the task's row when it is
+submitted, so every worker judges a task by the same limit whatever its own configuration. The
+submitting store resolves it, first match wins: the `TaskSpec`'s `max_attempts`, then the kind's
+(`Registry.register(..., max_attempts=)`, known to a store opened with `registry=`), then the
+store's `default_max_attempts` (`open_store(..., default_max_attempts=)`), then 4.
 """
 
 from __future__ import annotations
@@ -35,7 +40,6 @@ class QueueConfig:
     poll_seconds: float = 1.0
     shutdown_grace_seconds: float = 10.0
     concurrency: int = 4
-    max_attempts: int = 4
     backoff_base_seconds: float = 2.0
     backoff_cap_seconds: float = 3600.0
     stall_seconds: float = 600.0
@@ -51,5 +55,3 @@ class QueueConfig:
             raise ValueError("concurrency must be at least 1")
         if self.prefetch < 0:
             raise ValueError("prefetch must be at least 0")
-        if self.max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")

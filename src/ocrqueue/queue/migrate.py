@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,8 +89,24 @@ def is_current(database_url: str, schema: Schema = QUEUE_SCHEMA) -> bool:
     return current_revision(database_url, schema) == head_revision(schema)
 
 
-def upgrade(database_url: str, schema: Schema = QUEUE_SCHEMA) -> str:
-    """Bring a schema to its newest revision; returns it."""
+def revisions(schema: Schema = QUEUE_SCHEMA) -> list[str]:
+    """Every revision of a schema, oldest first."""
+    script = ScriptDirectory.from_config(_config(schema))
+    return [rev.revision for rev in reversed(list(script.walk_revisions()))]
+
+
+def upgrade(database_url: str, schema: Schema = QUEUE_SCHEMA, revision: str = "head") -> str:
+    """Bring a schema to `revision` (its newest by default); returns the revision reached."""
+    _migrate(database_url, schema, lambda config: command.upgrade(config, revision))
+    return head_revision(schema) if revision == "head" else revision
+
+
+def downgrade(database_url: str, schema: Schema, revision: str) -> None:
+    """Take a schema back to `revision` ("base": none of its tables), running each step's downgrade."""
+    _migrate(database_url, schema, lambda config: command.downgrade(config, revision))
+
+
+def _migrate(database_url: str, schema: Schema, run: Callable[[Config], None]) -> None:
     url = parse_database_url(database_url)
     engine = _engine(url)
     config = _config(schema)
@@ -99,12 +115,11 @@ def upgrade(database_url: str, schema: Schema = QUEUE_SCHEMA) -> str:
             with _sqlite_lock(url.sqlite_path), engine.begin() as conn:
                 conn.exec_driver_sql("PRAGMA journal_mode=WAL")
                 config.attributes["connection"] = conn
-                command.upgrade(config, "head")
+                run(config)
         else:
             with engine.begin() as conn:
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _ADVISORY_LOCK_KEY})
                 config.attributes["connection"] = conn
-                command.upgrade(config, "head")
+                run(config)
     finally:
         engine.dispose()
-    return head_revision(schema)

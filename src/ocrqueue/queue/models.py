@@ -86,8 +86,13 @@ class TaskSpec:
     priority: int = 0
     delay_seconds: float = 0.0
     max_attempts: int | None = None
+    """None: the kind's limit, else the store's default (`Store.max_attempts_for`)."""
     dedup_key: str | None = None
     tenant: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_attempts is not None and self.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
 
 
 @dataclass(frozen=True)

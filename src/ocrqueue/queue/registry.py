@@ -19,7 +19,8 @@ class TaskKind:
     name: str
     handler: Handler
     max_attempts: int | None = None
-    """Overrides the queue default for tasks of this kind submitted without their own value."""
+    """Attempts for tasks of this kind submitted without their own value; overrides the store's
+    default. Applied at submit by a store that knows the registry (`open_store(..., registry=)`)."""
 
 
 class Registry:
@@ -31,15 +32,17 @@ class Registry:
     def register(self, name: str, handler: Handler, *, max_attempts: int | None = None) -> TaskKind:
         if name in self._kinds:
             raise ValueError(f"task kind {name!r} is already registered")
+        if max_attempts is not None and max_attempts < 1:
+            raise ValueError(f"task kind {name!r}: max_attempts must be at least 1")
         kind = TaskKind(name, handler, max_attempts)
         self._kinds[name] = kind
         return kind
 
-    def kind(self, name: str) -> Callable[[Handler], Handler]:
+    def kind(self, name: str, *, max_attempts: int | None = None) -> Callable[[Handler], Handler]:
         """Decorator form of `register`."""
 
         def decorate(handler: Handler) -> Handler:
-            self.register(name, handler)
+            self.register(name, handler, max_attempts=max_attempts)
             return handler
 
         return decorate
@@ -55,3 +58,7 @@ class Registry:
 
     def names(self) -> list[str]:
         return sorted(self._kinds)
+
+    def max_attempts(self) -> dict[str, int]:
+        """The kinds that set their own attempt limit, with it."""
+        return {name: kind.max_attempts for name, kind in self._kinds.items() if kind.max_attempts is not None}

@@ -12,7 +12,8 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import TypeVar
 
 from ocrqueue.queue.errors import LeaseLost
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 WakeListener = Callable[[], None]
+ChangeListener = Callable[[frozenset[str] | None], None]
+"""Called with the ids of tasks that changed, or None when any task may have changed."""
 
 
 class Store(abc.ABC):
@@ -45,11 +48,15 @@ class Store(abc.ABC):
 
     backend: str
     default_max_attempts: int = 4
+    """Attempts for a task whose spec and kind set none (precedence: `max_attempts_for`)."""
+    kind_max_attempts: Mapping[str, int] = MappingProxyType({})
+    """Per-kind attempt limits (`Registry.max_attempts()`), applied to specs that set none."""
     reconnect_seconds: float = 60.0
     """How long an operation keeps retrying while the database is unreachable."""
 
     def __init__(self) -> None:
         self._wake_listeners: list[WakeListener] = []
+        self._change_listeners: list[ChangeListener] = []
         self._listeners_lock = threading.Lock()
         self.retry_observers: list[Callable[[str], None]] = []
         """Called with the operation's name each time a database error makes it retry."""
@@ -71,9 +78,30 @@ class Store(abc.ABC):
         for listener in listeners:
             listener()
 
+    def add_change_listener(self, listener: ChangeListener) -> None:
+        """Call `listener` after any task changed, in this process or another, once listening.
+
+        Called on the store's listening thread: it must return at once (set an event, queue ids).
+        PostgreSQL names the tasks (a trigger's NOTIFY); SQLite says only that something changed
+        (`PRAGMA data_version`), and a reconnection or an overflowing batch says so too.
+        """
+        with self._listeners_lock:
+            self._change_listeners.append(listener)
+
+    def remove_change_listener(self, listener: ChangeListener) -> None:
+        with self._listeners_lock:
+            if listener in self._change_listeners:
+                self._change_listeners.remove(listener)
+
+    def _changed(self, task_ids: frozenset[str] | None) -> None:
+        with self._listeners_lock:
+            listeners = list(self._change_listeners)
+        for listener in listeners:
+            listener(task_ids)
+
     @abc.abstractmethod
     def start_listening(self) -> None:
-        """Begin delivering wake-ups that originate in other processes."""
+        """Begin delivering wake-ups and change notices that originate in other processes."""
 
     # -- connection resilience --------------------------------------------------------------
     @abc.abstractmethod
@@ -96,6 +124,12 @@ class Store(abc.ABC):
                 delay = min(delay * 2, 2.0)
 
     # -- submitting -------------------------------------------------------------------------
+    def max_attempts_for(self, spec: TaskSpec) -> int:
+        """The attempt limit a task is submitted with: the spec's, else its kind's, else the store's."""
+        if spec.max_attempts is not None:
+            return spec.max_attempts
+        return self.kind_max_attempts.get(spec.kind, self.default_max_attempts)
+
     def submit(self, spec: TaskSpec) -> SubmitResult:
         return self.submit_many([spec])[0]
 

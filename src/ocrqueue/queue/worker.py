@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ocrqueue.queue.backoff import backoff_delay
-from ocrqueue.queue.completer import Completer, Completion
+from ocrqueue.queue.completer import MAX_BATCH, Completer, Completion
 from ocrqueue.queue.config import QueueConfig
 from ocrqueue.queue.context import TaskContext
 from ocrqueue.queue.errors import (
@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 
 _MIN_IDLE_WAIT = 0.01
 _MAX_MESSAGE = 4000
+MAX_UNCOMMITTED = MAX_BATCH
+"""Finished tasks awaiting their commit that a worker holds at most before it stops claiming."""
 
 
 @dataclass
@@ -53,16 +55,27 @@ class _Running:
     """Given up as hung: its slot was replaced and whatever the handler does later is discarded."""
 
 
-def claim_size(config: QueueConfig, busy: int, mean_run_seconds: float) -> int:
+def claim_size(config: QueueConfig, busy: int, mean_run_seconds: float, held: int = 0) -> int:
     """How many tasks to claim: the idle slots, plus a prefetch while tasks take only milliseconds.
 
     A claim costs a round trip; when handlers finish in far less than that, slots would idle
     waiting for the next claim, so up to `prefetch` more are claimed to wait in the worker (leased
     and heartbeated). Tasks that run longer than `prefetch_below_seconds` on average are never
     prefetched, so a slow task never waits behind another on a busy worker.
+
+    Finished tasks whose commit is still queued hold their lease too (`held` counts every lease):
+    once one completer batch of them waits, the worker stops claiming until the completer catches
+    up. Without that bound a worker whose commits fall behind keeps running and leasing tasks it
+    cannot finish, and every lease it holds makes the next heartbeat and completion larger.
     """
     short = mean_run_seconds < config.prefetch_below_seconds
-    return config.concurrency + (config.prefetch if short else 0) - busy
+    idle = config.concurrency + (config.prefetch if short else 0) - busy
+    return min(idle, max_held(config) - held)
+
+
+def max_held(config: QueueConfig) -> int:
+    """The most leases a worker holds: its slots, a prefetch and one batch awaiting its commit."""
+    return config.concurrency + config.prefetch + MAX_UNCOMMITTED
 
 
 class Worker:
@@ -182,7 +195,7 @@ class Worker:
     # -- claiming ---------------------------------------------------------------------------
     def _free_slots(self) -> int:
         with self._lock:
-            return claim_size(self.config, self._busy_slots, self._mean_run_seconds)
+            return claim_size(self.config, self._busy_slots, self._mean_run_seconds, len(self._held))
 
     def _claim_loop(self) -> None:
         idle_wait = _MIN_IDLE_WAIT
@@ -302,12 +315,15 @@ class Worker:
     def _completed(self, completion: Completion, outcome: CompleteResult | None) -> None:
         with self._lock:
             running = self._held.get(completion.lease.task_id)
+            backlogged = len(self._held) >= max_held(self.config)
         if running is None:
             return
         if outcome is None:
             self._lease_lost(running)
         else:
             self._forget(running, str(outcome.status))
+        if backlogged:
+            self._wake.set()
 
     def _lease_lost(self, running: _Running) -> None:
         self.metrics.lease_losses.labels(running.claimed.task.kind).inc()

@@ -186,7 +186,7 @@ async def follow_tasks(request: Request, caller: CallerDep) -> StreamingResponse
     """Server-sent events for the caller's newest 100 tasks: `task` on every change, `deleted`."""
     context: ApiContext = request.app.state.context
     return StreamingResponse(
-        tasks_event_stream(request, context.store, caller.tenant),
+        tasks_event_stream(request, request.app.state.task_follower, context.store, caller.tenant),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -303,7 +303,7 @@ async def follow_task(request: Request, caller: CallerDep, task_id: str) -> Stre
     context: ApiContext = request.app.state.context
     task = await run_in_threadpool(_visible_task, context, caller, task_id)
     return StreamingResponse(
-        task_event_stream(request, request.app.state.task_watch, task),
+        task_event_stream(request, request.app.state.task_follower, task),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

@@ -1,138 +1,15 @@
-// ocrqueue web page: upload, live task list, result viewer. Plain ES module, no dependencies.
-// All document text reaches the DOM through textContent (see markdown.js); nothing uses innerHTML.
+// ocrqueue web page: upload, live task list, task view with the document viewer, vision questions.
+// Plain ES modules, no dependencies. Text from documents and models reaches the DOM only through
+// textContent (document.js, answer.js); nothing assigns HTML.
 
-import { renderMarkdown } from "./markdown.js";
+import { $, el, setLive, STATUS_LABELS, TERMINAL } from "./dom.js";
+import { API, currentKey, followTask, onUnauthorized, readEvents, request, saveKey, sleep } from "./api.js";
+import { blockLabel, pageFacts, renderPage } from "./document.js";
+import { renderAnswer } from "./answer.js";
+import { setupVision } from "./vision.js";
 
-const API = "/api/v1/tasks";
-const KEY_STORAGE = "ocrqueue.apiKey";
-const TERMINAL = new Set(["completed", "cancelled", "dead_letter"]);
-const STATUS_LABELS = {
-  pending: "Pending",
-  running: "Running",
-  completed: "Completed",
-  cancelled: "Cancelled",
-  dead_letter: "Failed",
-};
 const UPLOAD_CONCURRENCY = 3;
-
-const $ = (selector, root = document) => root.querySelector(selector);
-const el = (tag, props = {}, ...children) => {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(props)) {
-    if (name === "dataset") Object.assign(node.dataset, value);
-    else if (name === "text") node.textContent = value;
-    else if (name.startsWith("aria") || name === "role" || name === "for") node.setAttribute(name.replace(/^aria([A-Z])/, (m, c) => `aria-${c.toLowerCase()}`), value);
-    else node[name] = value;
-  }
-  node.append(...children);
-  return node;
-};
-
-// ---------------------------------------------------------------- API access
-
-class ApiError extends Error {
-  constructor(status, code, message) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
-let apiKey = localStorage.getItem(KEY_STORAGE) || "";
-
-function authHeaders(extra = {}) {
-  return apiKey ? { ...extra, Authorization: `Bearer ${apiKey}` } : extra;
-}
-
-async function errorFrom(response) {
-  let code = "http_" + response.status;
-  let message = `${response.status} ${response.statusText || "error"}`;
-  try {
-    const body = await response.json();
-    if (body && body.error) {
-      code = body.error.code || code;
-      message = body.error.message || message;
-    }
-  } catch {
-    // not JSON: keep the status line
-  }
-  return new ApiError(response.status, code, message);
-}
-
-async function request(path, { method = "GET", signal, as = "json" } = {}) {
-  const response = await fetch(path, { method, headers: authHeaders(), signal, cache: "no-store" });
-  if (!response.ok) {
-    const error = await errorFrom(response);
-    if (response.status === 401) askForKey(apiKey ? "The API key was refused. Enter a valid key." : "This server needs an API key.");
-    throw error;
-  }
-  if (response.status === 204) return null;
-  if (as === "text") return response.text();
-  if (as === "blob") return response.blob();
-  return response.json();
-}
-
-/**
- * Reads a server-sent event stream with fetch (so it can send the Authorization header) and calls
- * onEvent(name, data) per event. Resolves when the server ends the stream; rejects on errors.
- */
-async function readEvents(path, signal, onEvent) {
-  const response = await fetch(path, {
-    headers: authHeaders({ Accept: "text/event-stream" }),
-    signal,
-    cache: "no-store",
-  });
-  if (!response.ok) {
-    const error = await errorFrom(response);
-    if (response.status === 401) askForKey(apiKey ? "The API key was refused. Enter a valid key." : "This server needs an API key.");
-    throw error;
-  }
-  if (!response.body || !response.body.getReader) throw new ApiError(0, "no_stream", "streaming is not supported");
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  try {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
-      let end;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const frame = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        let name = "message";
-        const data = [];
-        for (const line of frame.split("\n")) {
-          if (!line || line.startsWith(":")) continue;
-          const colon = line.indexOf(":");
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-          if (field === "event") name = text;
-          else if (field === "data") data.push(text);
-        }
-        if (!data.length) continue;
-        let parsed;
-        try {
-          parsed = JSON.parse(data.join("\n"));
-        } catch {
-          continue;
-        }
-        if (onEvent(name, parsed) === false) return;
-      }
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-}
-
-const sleep = (ms, signal) =>
-  new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
+const PAGES_PER_SLICE = 40; // the document view is built this many pages at a time, the page staying responsive
 
 // ---------------------------------------------------------------- notices and the key dialog
 
@@ -160,7 +37,7 @@ function askForKey(message) {
 function setupKeyDialog() {
   const dialog = $("#key-dialog");
   $("#key-button").addEventListener("click", () => {
-    $("#key-message").textContent = apiKey ? "A key is saved in this browser. Enter a new one to replace it." : "Enter an API key if this server needs one.";
+    $("#key-message").textContent = currentKey() ? "A key is saved in this browser. Enter a new one to replace it." : "Enter an API key if this server needs one.";
     $("#key-input").value = "";
     dialog.showModal();
   });
@@ -170,13 +47,11 @@ function setupKeyDialog() {
       event.preventDefault();
       return;
     }
-    apiKey = key;
-    localStorage.setItem(KEY_STORAGE, key);
+    saveKey(key);
     restart();
   });
   $("#key-forget").addEventListener("click", () => {
-    apiKey = "";
-    localStorage.removeItem(KEY_STORAGE);
+    saveKey("");
     dialog.close();
     notify("The API key was removed from this browser.");
     restart();
@@ -190,11 +65,6 @@ function confirmDelete(task) {
   dialog.returnValue = "";
   dialog.showModal();
   return new Promise((resolve) => dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true }));
-}
-
-function setLive(node, text, state) {
-  node.textContent = text;
-  node.dataset.state = state;
 }
 
 // ---------------------------------------------------------------- task list
@@ -211,11 +81,13 @@ function describe(task) {
   if (task.cancel_requested && !TERMINAL.has(task.status)) return "Cancelling…";
   if (task.status === "running") return task.progress.step || "Working…";
   if (task.status === "pending" && task.error) return `Will retry: ${task.error.message || task.error.kind}`;
+  if (task.status === "completed" && task.answer) return "Answered";
   if (task.status === "completed") return task.result ? `${task.result.pages} page${task.result.pages === 1 ? "" : "s"}` : "Done";
   return "Waiting for a worker";
 }
 
 function pagesText(task) {
+  if (task.kind !== "ocr") return "–";
   const { done, total } = task.progress;
   return total ? `${done} / ${total}` : done ? String(done) : "–";
 }
@@ -416,10 +288,16 @@ function formatSize(bytes) {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/** The languages field as the API wants it: nothing for "auto" (the server's default), else the codes. */
+function requestedLanguages() {
+  const value = $("#opt-languages").value.trim();
+  return value.toLowerCase() === "auto" ? "" : value;
+}
+
 function addFiles(files) {
   const options = {
     mode: $("#opt-mode").value,
-    languages: $("#opt-languages").value.trim(),
+    languages: requestedLanguages(),
     force: $("#opt-force").checked,
   };
   for (const file of files) {
@@ -462,7 +340,7 @@ function upload(job) {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", API);
-    if (apiKey) xhr.setRequestHeader("Authorization", `Bearer ${apiKey}`);
+    if (currentKey()) xhr.setRequestHeader("Authorization", `Bearer ${currentKey()}`);
     xhr.responseType = "json";
     xhr.upload.addEventListener("progress", (event) => {
       if (event.lengthComputable) {
@@ -485,7 +363,7 @@ function upload(job) {
         item.dataset.state = "waiting";
         state.textContent = "Needs an API key";
         waitingForKey.push(job);
-        askForKey(apiKey ? "The API key was refused. Enter a valid key." : "This server needs an API key.");
+        askForKey(currentKey() ? "The API key was refused. Enter a valid key." : "This server needs an API key.");
       } else {
         item.dataset.state = "failed";
         state.textContent = body?.error?.message || `Upload failed (${xhr.status})`;
@@ -530,13 +408,25 @@ function setupUpload() {
 
 // ---------------------------------------------------------------- task detail and result viewer
 
-const detail = { id: null, task: null, abort: null, doc: null, page: 0, images: new Map(), selected: null, links: new Map() };
+const detail = {
+  id: null,
+  task: null,
+  abort: null,
+  doc: null,
+  page: 0,
+  images: new Map(),
+  figures: new Set(),
+  selected: null,
+  hovered: null,
+  links: new Map(),
+  loading: false,
+  markdown: null,
+};
 
 function stopDetail() {
   detail.abort?.abort();
   detail.abort = null;
-  const view = $("#detail-view");
-  view.dataset.live = "false";
+  $("#detail-view").dataset.live = "false";
 }
 
 function fact(list, term, value) {
@@ -555,7 +445,9 @@ function renderDetail(task) {
   const facts = $("#detail-facts");
   facts.replaceChildren();
   fact(facts, "Task", task.id);
-  fact(facts, "Pages", pagesText(task) + (task.progress.step && task.status === "running" ? ` (${task.progress.step})` : ""));
+  if (task.kind !== "ocr") fact(facts, "Kind", task.kind === "vision" ? "Question about an image" : task.kind);
+  fact(facts, "Pages", task.kind === "ocr" ? pagesText(task) + (task.progress.step && task.status === "running" ? ` (${task.progress.step})` : "") : null);
+  if (task.kind !== "ocr" && task.status === "running") fact(facts, "Step", task.progress.step || "Working…");
   fact(facts, "Attempts", `${task.attempts} / ${task.max_attempts}`);
   fact(facts, "Submitted", when(task.created_at));
   fact(facts, "Started", when(task.started_at));
@@ -575,7 +467,7 @@ function renderDetail(task) {
   }
   for (const button of $("#detail-actions").querySelectorAll("button")) {
     const action = button.dataset.action;
-    button.hidden = action.startsWith("download") ? task.status !== "completed" : !allowed(task, action);
+    button.hidden = action.startsWith("download") ? !(task.status === "completed" && task.result) : !allowed(task, action);
   }
   if (task.events) {
     const history = $("#history-list");
@@ -594,22 +486,42 @@ function renderDetail(task) {
       }),
     );
   }
-  if (task.status === "completed" && !detail.doc && !detail.loading) loadResult(task.id);
+  const answer = $("#detail-answer");
+  answer.hidden = task.kind !== "vision";
+  const shown = `${task.id}:${task.status}`;
+  if (task.kind === "vision" && answer.dataset.shown !== shown) {
+    answer.dataset.shown = shown;
+    const parts = task.question ? [el("h3", { text: "Question" }), el("p", { className: "question", text: task.question })] : [];
+    if (task.answer) {
+      const note = [task.answer.model ? `Answered by ${task.answer.model}.` : "", task.answer.truncated ? "The answer was cut off at the token limit." : ""];
+      parts.push(el("h3", { text: "Answer" }), renderAnswer(task.answer.text), el("p", { className: "hint", text: note.join(" ").trim() }));
+    }
+    answer.replaceChildren(...parts);
+  }
+  if (task.status === "completed" && task.result && !detail.doc && !detail.loading) loadResult(task.id);
 }
 
 async function openDetail(id) {
   stopDetail();
-  Object.assign(detail, { id, task: null, doc: null, page: 0, selected: null, loading: false });
+  Object.assign(detail, { id, task: null, doc: null, page: 0, selected: null, hovered: null, loading: false, markdown: null });
   for (const url of detail.images.values()) URL.revokeObjectURL(url);
+  for (const url of detail.figures) URL.revokeObjectURL(url);
   detail.images.clear();
+  detail.figures.clear();
   detail.links.clear();
+  figureObserver.disconnect();
   $("#home-view").hidden = true;
   const view = $("#detail-view");
   view.hidden = false;
   $("#result").hidden = true;
-  $("#markdown").replaceChildren();
+  $("#detail-answer").hidden = true;
+  delete $("#detail-answer").dataset.shown;
+  $("#document").replaceChildren();
   $("#page-boxes").replaceChildren();
+  $("#page-facts").replaceChildren();
   $("#page-image").removeAttribute("src");
+  $("#json-view").textContent = "";
+  $("#source-view").textContent = "";
   $("#detail-title").textContent = "Loading…";
   $("#detail-facts").replaceChildren();
   $("#detail-error").hidden = true;
@@ -637,41 +549,19 @@ async function followDetail(id) {
   const view = $("#detail-view");
   const live = $("#detail-live");
   view.dataset.live = "true";
-  setLive(live, "Live", "on");
-  let ended = false;
-  let delay = 1000;
-  while (!ended && !controller.signal.aborted) {
-    try {
-      await readEvents(`${API}/${id}/events`, controller.signal, (name, data) => {
-        delay = 1000;
-        if (name === "task" || name === "end") {
-          upsertTask(data);
-          if (detail.id === id) renderDetail(tasks.get(id));
-        }
-        if (name === "deleted") {
-          removeTask(id);
-          ended = true;
-          return false;
-        }
-        if (name === "end") {
-          ended = true;
-          return false;
-        }
-        return true;
-      });
-    } catch (error) {
-      if (controller.signal.aborted || error.status === 401 || error.status === 404 || error.code === "no_stream") break;
-    }
-    if (!ended && !controller.signal.aborted) {
-      setLive(live, "Reconnecting…", "wait");
-      await sleep(delay, controller.signal);
-      delay = Math.min(delay * 2, 30000);
-    }
-  }
+  const outcome = await followTask(id, {
+    signal: controller.signal,
+    onTask: (task) => {
+      upsertTask(task);
+      if (detail.id === id) renderDetail(tasks.get(id));
+    },
+    onState: (state) => setLive(live, state === "live" ? "Live" : "Reconnecting…", state === "live" ? "on" : "wait"),
+  });
+  if (outcome === "deleted") removeTask(id);
   if (detail.abort !== controller) return;
   detail.abort = null;
   view.dataset.live = "false";
-  if (ended && detail.id === id) {
+  if (outcome === "ended" && detail.id === id) {
     setLive(live, "Finished", "off");
     try {
       const task = await request(`${API}/${id}`);
@@ -679,35 +569,47 @@ async function followDetail(id) {
     } catch {
       // the list still shows the last state
     }
-  } else if (!controller.signal.aborted) {
+  } else if (outcome === "lost") {
     setLive(live, "Not live", "off");
   }
 }
 
-function assetLoader(id) {
-  return async (name) => {
-    const path = name.startsWith("imgs/") ? name : `imgs/${name}`;
-    const blob = await request(`${API}/${id}/assets/${path.split("/").map(encodeURIComponent).join("/")}`, { as: "blob" });
-    return URL.createObjectURL(blob);
-  };
+/** Figure crops are fetched with the key (an <img src> cannot send it) when they come near the view. */
+const figureObserver = new IntersectionObserver(
+  (entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      figureObserver.unobserve(entry.target);
+      loadFigure(entry.target);
+    }
+  },
+  { rootMargin: "600px" },
+);
+
+async function loadFigure(img) {
+  const id = detail.id;
+  try {
+    const blob = await request(`${API}/${id}/assets/imgs/${encodeURIComponent(img.dataset.asset)}`, { as: "blob" });
+    if (detail.id !== id) return;
+    const url = URL.createObjectURL(blob);
+    detail.figures.add(url);
+    img.src = url;
+  } catch (error) {
+    if (detail.id === id) img.replaceWith(el("span", { className: "figure-missing", text: `[${img.alt}: ${error.message}]` }));
+  }
 }
 
 async function loadResult(id) {
   detail.loading = true;
   try {
-    const [markdown, doc] = await Promise.all([
-      request(`${API}/${id}/result?format=markdown`, { as: "text" }),
-      request(`${API}/${id}/result?format=json`),
-    ]);
+    const doc = await request(`${API}/${id}/result?format=json`);
     if (detail.id !== id) return;
     detail.doc = doc;
     $("#result").hidden = false;
-    const article = $("#markdown");
-    article.replaceChildren(renderMarkdown(markdown, { loadAsset: assetLoader(id) }));
-    $("#source-view").textContent = markdown;
-    $("#json-view").textContent = JSON.stringify(doc, null, 2);
-    linkBlocks(doc, article);
+    const open = document.querySelector('[role="tab"][aria-selected="true"]');
+    if (open) fillTab(open);
     showPage(0);
+    await buildDocument(doc);
   } catch (error) {
     if (detail.id === id && error.status !== 401) notify(`Could not load the result: ${error.message}`, "error");
   } finally {
@@ -715,42 +617,49 @@ async function loadResult(id) {
   }
 }
 
-const squash = (text) => (text || "").replace(/\s+/g, "").toLowerCase();
+/** Builds the document view page by page, yielding between slices so a long document never freezes the page. */
+async function buildDocument(doc) {
+  const article = $("#document");
+  article.replaceChildren();
+  article.dataset.built = "false";
+  const figure = (name, img) => {
+    img.dataset.asset = name;
+    figureObserver.observe(img);
+  };
+  for (let p = 0; p < doc.pages.length; p++) {
+    const { section, links } = renderPage(doc.pages[p], p, { figure });
+    article.append(section);
+    for (const [id, node] of links) detail.links.set(id, node);
+    if ((p + 1) % PAGES_PER_SLICE === 0) {
+      await new Promise((resolve) => setTimeout(resolve));
+      if (detail.doc !== doc) return;
+    }
+  }
+  article.dataset.built = "true";
+}
 
-/** Pairs JSON blocks with the rendered Markdown elements (Markdown is written from the blocks, in order). */
-function linkBlocks(doc, article) {
-  const elements = [...article.children];
-  let cursor = 0;
-  doc.pages.forEach((page, p) => {
-    page.blocks.forEach((block, b) => {
-      const id = `p${p}-b${b}`;
-      block.__id = id;
-      if (block.type === "header" || block.type === "footer") return;
-      const key = squash(block.latex || block.text);
-      for (let k = cursor; k < Math.min(cursor + 4, elements.length); k++) {
-        const node = elements[k];
-        const text = squash(node.textContent);
-        const hit =
-          block.type === "figure"
-            ? node.querySelector(".md-image") !== null
-            : key && text && (text === key || text.startsWith(key.slice(0, 40)) || key.startsWith(text.slice(0, 40)));
-        if (hit) {
-          node.dataset.block = id;
-          node.dataset.page = String(p);
-          node.tabIndex = 0;
-          node.classList.add("linked");
-          node.setAttribute("aria-describedby", "markdown-hint");
-          detail.links.set(id, node);
-          cursor = k + 1;
-          break;
-        }
-      }
-    });
-  });
+/** The JSON and Markdown tabs are filled when first opened: a long document's text is big. */
+async function fillTab(tab) {
+  const id = detail.id;
+  if (!id || !detail.doc) return;
+  if (tab.id === "tab-json" && !$("#json-view").textContent) {
+    $("#json-view").textContent = JSON.stringify(detail.doc, null, 2);
+  } else if (tab.id === "tab-source" && detail.markdown === null) {
+    detail.markdown = "";
+    try {
+      const markdown = await request(`${API}/${id}/result?format=markdown`, { as: "text" });
+      if (detail.id !== id) return;
+      detail.markdown = markdown;
+      $("#source-view").textContent = markdown;
+    } catch (error) {
+      detail.markdown = null;
+      if (detail.id === id && error.status !== 401) notify(`Could not load the Markdown: ${error.message}`, "error");
+    }
+  }
 }
 
 function setupHint() {
-  const hint = el("p", { id: "markdown-hint", className: "visually-hidden", text: "Press Enter to show this block on the page image." });
+  const hint = el("p", { id: "document-hint", className: "visually-hidden", text: "Press Enter to show this block on the page image." });
   document.body.append(hint);
 }
 
@@ -763,26 +672,31 @@ async function showPage(index) {
   $("#page-label").textContent = `Page ${index + 1} of ${doc.pages.length}`;
   $("#page-prev").disabled = index === 0;
   $("#page-next").disabled = index === doc.pages.length - 1;
+  const facts = $("#page-facts");
+  facts.replaceChildren();
+  for (const [term, value] of pageFacts(page)) fact(facts, term, value);
   const canvas = $("#page-canvas");
   canvas.style.aspectRatio = `${page.width} / ${page.height}`;
   const boxes = $("#page-boxes");
   boxes.replaceChildren(
-    ...page.blocks.map((block) => {
+    ...page.blocks.map((block, b) => {
+      const blockId = `p${index}-b${b}`;
       const [x0, y0, x1, y1] = block.bbox;
-      const label = `${block.type}: ${(block.text || block.latex || "").replace(/\s+/g, " ").slice(0, 80)}`;
+      const label = blockLabel(block);
       const box = el("button", {
         type: "button",
         className: "box",
         title: label,
-        dataset: { block: block.__id, type: block.type },
+        dataset: { block: blockId, type: block.type },
         ariaLabel: label,
-        ariaPressed: String(detail.selected === block.__id),
+        ariaPressed: String(detail.selected === blockId),
       });
       box.style.left = `${(100 * x0) / page.width}%`;
       box.style.top = `${(100 * y0) / page.height}%`;
       box.style.width = `${(100 * Math.max(x1 - x0, 1)) / page.width}%`;
       box.style.height = `${(100 * Math.max(y1 - y0, 1)) / page.height}%`;
-      if (detail.selected === block.__id) box.classList.add("selected");
+      box.classList.toggle("selected", detail.selected === blockId);
+      box.classList.toggle("hover", detail.hovered === blockId);
       return box;
     }),
   );
@@ -811,12 +725,22 @@ function select(blockId, { scroll = true } = {}) {
     node.classList.toggle("selected", on);
     node.setAttribute("aria-pressed", String(on));
   }
-  for (const node of document.querySelectorAll("#markdown .highlight")) node.classList.remove("highlight");
+  for (const node of document.querySelectorAll("#document .highlight")) node.classList.remove("highlight");
   const target = detail.links.get(blockId);
   if (target) {
     target.classList.add("highlight");
     if (scroll) target.scrollIntoView({ block: "nearest", behavior: "smooth" });
   }
+}
+
+/** Outlines a block's box and its text together while the pointer (or focus) is on either. */
+function hover(blockId) {
+  if (detail.hovered === blockId) return;
+  detail.hovered = blockId;
+  for (const node of document.querySelectorAll("#page-boxes .box.hover, #document .block.hover")) node.classList.remove("hover");
+  if (!blockId) return;
+  $(`#page-boxes .box[data-block="${blockId}"]`)?.classList.add("hover");
+  detail.links.get(blockId)?.classList.add("hover");
 }
 
 async function selectFromText(node) {
@@ -832,14 +756,17 @@ function setupDetail() {
     const button = event.target.closest("button[data-action]");
     if (button && detail.id) runAction(button.dataset.action, detail.id);
   });
-  $("#page-boxes").addEventListener("click", (event) => {
+  const boxes = $("#page-boxes");
+  boxes.addEventListener("click", (event) => {
     const box = event.target.closest(".box");
     if (box) select(box.dataset.block);
   });
-  const article = $("#markdown");
+  boxes.addEventListener("mouseover", (event) => hover(event.target.closest(".box")?.dataset.block || null));
+  boxes.addEventListener("mouseleave", () => hover(null));
+  const article = $("#document");
   article.addEventListener("click", (event) => {
     const node = event.target.closest("[data-block]");
-    if (node && !event.target.closest("a")) selectFromText(node);
+    if (node) selectFromText(node);
   });
   article.addEventListener("keydown", (event) => {
     const node = event.target.closest?.("[data-block]");
@@ -848,6 +775,9 @@ function setupDetail() {
       selectFromText(node);
     }
   });
+  article.addEventListener("mouseover", (event) => hover(event.target.closest("[data-block]")?.dataset.block || null));
+  article.addEventListener("mouseleave", () => hover(null));
+  article.addEventListener("focusin", (event) => hover(event.target.closest("[data-block]")?.dataset.block || null));
   $("#page-prev").addEventListener("click", () => showPage(detail.page - 1));
   $("#page-next").addEventListener("click", () => showPage(detail.page + 1));
   const tabs = [...document.querySelectorAll('[role="tab"]')];
@@ -859,6 +789,7 @@ function setupDetail() {
       document.getElementById(other.getAttribute("aria-controls")).hidden = !on;
     }
     tab.focus();
+    fillTab(tab);
   };
   for (const tab of tabs) {
     tab.addEventListener("click", () => activate(tab));
@@ -908,9 +839,11 @@ function restart({ reopen = true } = {}) {
 }
 
 function start() {
+  onUnauthorized(askForKey);
   setupKeyDialog();
   setupList();
   setupUpload();
+  setupVision();
   setupDetail();
   setupHint();
   updateEmpty();

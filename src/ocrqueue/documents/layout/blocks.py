@@ -3,10 +3,10 @@
 The rules are deliberately simple and geometric so both the text-layer and the OCR path use them:
 a paragraph ends at a gap taller than a line or where the text size jumps; size relative to the
 page's body text makes titles; position in the top or bottom margin band makes headers and footers;
-a leading bullet or number makes list items; "Figure 2" / "Table 1" / "图 1" make captions; a
-short line set apart and centred in its column that holds a relation (=, <, ≤ …) and little prose
-is a display formula (classic OCR engines give no LaTeX, and the layout model takes one-line
-formulas for titles or plain text).
+a leading bullet or number makes list items; lines set in a fixed-pitch font make code; "Figure 2"
+/ "Table 1" / "图 1" make captions; a short line set apart and centred in its column that holds a
+relation (=, <, ≤ …) and little prose is a display formula (classic OCR engines give no LaTeX, and
+the layout model takes one-line formulas for titles or plain text).
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import statistics
 from collections.abc import Iterable, Sequence
 
 from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.layout.code import code_text
 from ocrqueue.documents.model import Block, BlockType, Line
-from ocrqueue.documents.text import join_words
+from ocrqueue.documents.text import join_lines
 
 LIST_MARKER = re.compile(
     r"^\s*(?:[-\u2022*\u00b7\u25aa\u25e6\u2023\u2013]|\(?\d{1,3}[.)]|\(?[a-z][.)]|[一二三四五六七八九十]+、)\s+"
@@ -32,6 +33,8 @@ FORMULA_MAX_WIDTH = 0.7  # share of the column's width
 # Distance of the formula's centre from the column's, as a share of the column's width: loose,
 # because the column's extent is that of its lines, whose right ends are ragged.
 FORMULA_MAX_OFF_CENTRE = 0.15
+PROSE_MIN_WORDS = 8
+PROSE_END = re.compile(r"(?:[.!?,;:]|[^\W\d_A-Z\u00c0-\u00de])[\"'\u201d\u2019)]*$")
 TITLE_RATIO = 1.3
 H1_RATIO = 1.8
 
@@ -68,6 +71,7 @@ def paragraphs(lines: Sequence[Line]) -> list[list[Line]]:
                 gap <= max(size, prev_size)
                 and gap > -0.5 * line.bbox.height
                 and same_size
+                and line.monospace == prev.monospace
                 and not (LIST_MARKER.match(line.text) and not LIST_MARKER.match(groups[-1][0].text))
             ):
                 groups[-1].append(line)
@@ -77,7 +81,7 @@ def paragraphs(lines: Sequence[Line]) -> list[list[Line]]:
 
 
 def _join_lines(lines: Sequence[Line]) -> str:
-    return join_words([ln.text for ln in lines])
+    return join_lines([ln.text for ln in lines])
 
 
 def _confidence(lines: Sequence[Line]) -> float | None:
@@ -104,6 +108,14 @@ def is_display_formula(lines: Sequence[Line], column: BBox | None) -> bool:
     )
 
 
+def is_prose(lines: Sequence[Line]) -> bool:
+    """A sentence or more of running text: at least ``PROSE_MIN_WORDS`` words ending as a sentence
+    does, or running on (a comma, a letter that is not a capital). Running heads are short titles, names and
+    numbers; the first line of a page's text must never be dropped as one."""
+    text = _join_lines(lines).rstrip()
+    return len(text.split()) >= PROSE_MIN_WORDS and bool(PROSE_END.search(text))
+
+
 def classify(
     lines: Sequence[Line], page_height: float, body: float, column: BBox | None
 ) -> tuple[BlockType, int | None]:
@@ -111,10 +123,13 @@ def classify(
     size = statistics.median(line_size(ln) for ln in lines)
     # Running heads are set no larger than body text; detector boxes (RapidOCR) pad small text, hence 1.4.
     small = body <= 0 or size <= body * 1.4
-    if small and len(lines) <= 2 and box.y1 <= page_height * MARGIN_BAND:
+    running = small and len(lines) <= 2 and not is_prose(lines)
+    if running and box.y1 <= page_height * MARGIN_BAND:
         return "header", None
-    if small and len(lines) <= 2 and box.y0 >= page_height * (1 - MARGIN_BAND):
+    if running and box.y0 >= page_height * (1 - MARGIN_BAND):
         return "footer", None
+    if all(ln.monospace for ln in lines):
+        return "code", None
     if CAPTION.match(lines[0].text) and len(lines) <= 3:
         return "caption", None
     if LIST_MARKER.match(lines[0].text):
@@ -143,6 +158,11 @@ def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list
     column = union(ln.bbox for ln in lines) if lines else None
     for group in paragraphs(lines):
         kind, level = classify(group, page_height, body, column)
-        text = "\n".join(list_items(group)) if kind == "list" else _join_lines(group)
+        if kind == "list":
+            text = "\n".join(list_items(group))
+        elif kind == "code":
+            text = code_text(group)
+        else:
+            text = _join_lines(group)
         blocks.append(Block(kind, union(ln.bbox for ln in group), text, _confidence(group), tuple(group), level=level))
     return blocks

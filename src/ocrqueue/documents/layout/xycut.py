@@ -58,15 +58,32 @@ def xy_cut(mask: Mask, min_col_gap: int, max_depth: int = 200, offset_y: int = 0
 
 
 def xy_cut_page(mask: Mask, min_col_gap: int, margin_band: float) -> list[Region]:
-    """xy_cut, with a running header and footer taken off first when a gap separates them from the
-    body inside the top or bottom ``margin_band`` (share of the height), so they come first and
-    last whatever the columns between them do."""
+    """xy_cut, with a running header and footer taken off first when a gap sets them apart from
+    the body inside the top or bottom ``margin_band`` (share of the height), so they come first and
+    last whatever the columns between them do. Set apart means wider than 1.5 times the page's
+    typical gap between rows and than half the header's (footer's) own height: the first line of
+    a paragraph at the top of a page is no header."""
     height = mask.shape[0]
-    gaps = _runs(mask.any(axis=1))
+    rows = mask.any(axis=1)
+    gaps = _runs(rows)
     band = int(height * margin_band)
-    top = gaps[0][0] if gaps and gaps[0][0] <= band else 0
+    inner = sorted(e - s for s, e in gaps[1:-1])
+    typical = inner[len(inner) // 2] if inner else 0
+    ink = np.flatnonzero(rows)
+
+    def set_apart(gap: tuple[int, int], own_height: int) -> bool:
+        return gap[1] - gap[0] > max(1.5 * typical, 0.5 * own_height)
+
+    top = gaps[0][0] if gaps and gaps[0][0] <= band and set_apart(gaps[0], gaps[0][0] - int(ink[0])) else 0
     body_start = gaps[0][1] if top else 0
-    bottom = gaps[-1][1] if gaps and gaps[-1][1] >= height - band and gaps[-1][1] > body_start else height
+    bottom = (
+        gaps[-1][1]
+        if gaps
+        and gaps[-1][1] >= height - band
+        and gaps[-1][1] > body_start
+        and set_apart(gaps[-1], int(ink[-1]) + 1 - gaps[-1][1])
+        else height
+    )
     body_end = gaps[-1][0] if bottom < height else height
     out: list[Region] = []
     for y0, y1 in ((0, top), (body_start, body_end), (bottom, height)):

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from ocrqueue.queue.registry import Registry
 from ocrqueue.queue.store import Store
 from ocrqueue.queue.urls import parse_database_url
 
 
-def open_store(database_url: str, *, pool_size: int = 8, default_max_attempts: int = 4) -> Store:
-    """Open the driver for a URL; the schema must already be migrated."""
+def open_store(
+    database_url: str, *, pool_size: int = 8, default_max_attempts: int = 4, registry: Registry | None = None
+) -> Store:
+    """Open the driver for a URL; the schema must already be migrated.
+
+    Tasks submitted through it get `max_attempts` from their spec, else from their kind in
+    `registry`, else `default_max_attempts`."""
+    if default_max_attempts < 1:
+        raise ValueError("default_max_attempts must be at least 1")
     url = parse_database_url(database_url)
     store: Store
     if url.backend == "postgresql":
@@ -20,4 +28,6 @@ def open_store(database_url: str, *, pool_size: int = 8, default_max_attempts: i
         assert url.sqlite_path is not None
         store = SQLiteStore(url.sqlite_path)
     store.default_max_attempts = default_max_attempts
+    if registry is not None:
+        store.kind_max_attempts = registry.max_attempts()
     return store

@@ -156,11 +156,16 @@ class PostgresStore(Store):
             try:
                 with psycopg.connect(self._conninfo, autocommit=True) as conn:
                     conn.execute(f"LISTEN {sql.NOTIFY_CHANNEL}")
+                    conn.execute(f"LISTEN {sql.CHANGES_CHANNEL}")
                     delay = 0.1
                     self._wake_local()  # notifications may have been missed while disconnected
+                    self._changed(None)
                     while not self._closing.is_set():
-                        for _ in conn.notifies(timeout=1.0, stop_after=64):
-                            self._wake_local()
+                        for note in conn.notifies(timeout=1.0, stop_after=64):
+                            if note.channel == sql.CHANGES_CHANNEL:
+                                self._changed(sql.changed_task_ids(note.payload))
+                            else:
+                                self._wake_local()
             except psycopg.OperationalError as exc:
                 log.warning("LISTEN connection lost (%s); reconnecting in %.1fs", exc, delay)
                 self._closing.wait(delay)
@@ -178,7 +183,7 @@ class PostgresStore(Store):
             "payloads": [dumps(s.payload) for s in specs],
             "tenants": [s.tenant for s in specs],
             "dedup_keys": [s.dedup_key for s in specs],
-            "max_attempts": [s.max_attempts or self.default_max_attempts for s in specs],
+            "max_attempts": [self.max_attempts_for(s) for s in specs],
             "delays": [float(max(0.0, s.delay_seconds)) for s in specs],
         }
         for _ in range(5):

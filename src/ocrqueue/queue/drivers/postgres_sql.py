@@ -7,9 +7,21 @@ Times are `now()`: the database clock (invariant 3). Worker writes after a claim
 
 from __future__ import annotations
 
+from ocrqueue.queue import lifecycle
 from ocrqueue.queue.drivers.columns import task_columns
 
 NOTIFY_CHANNEL = "ocrqueue_tasks"
+CHANGES_CHANNEL = "ocrqueue_task_changes"
+"""Every statement that writes task rows notifies here (triggers of migration 0002): the ids it
+touched, comma-separated, or `*` when they would not fit in one notification."""
+CHANGES_ANY = "*"
+
+
+def changed_task_ids(payload: str) -> frozenset[str] | None:
+    """The ids a change notification names; None when it says any task may have changed."""
+    return None if payload == CHANGES_ANY else frozenset(payload.split(","))
+
+
 COLS = task_columns()
 T_COLS = task_columns("t.")
 
@@ -127,33 +139,15 @@ WITH done AS (
 SELECT id, status FROM done
 """
 
-FAIL = """
+FAIL = f"""
 WITH failed AS (
-    UPDATE ocrq_tasks t
-    SET status = CASE WHEN t.cancel_requested THEN 'cancelled'
-                      WHEN NOT %(retryable)s OR t.attempts >= t.max_attempts THEN 'dead_letter'
-                      ELSE 'pending' END,
-        run_at = now() + make_interval(secs => %(delay)s),
-        error_kind = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE %(error_kind)s END,
-        error_message = CASE WHEN t.cancel_requested THEN 'cancelled while running' ELSE %(message)s END,
-        worker_id = CASE WHEN t.cancel_requested OR NOT %(retryable)s OR t.attempts >= t.max_attempts
-                         THEN t.worker_id ELSE NULL END,
-        lease_expires_at = NULL, updated_at = now(),
-        finished_at = CASE WHEN t.cancel_requested OR NOT %(retryable)s OR t.attempts >= t.max_attempts
-                           THEN now() ELSE NULL END
-    WHERE t.id = %(id)s AND t.lease_token = %(token)s AND t.status = 'running'
-    RETURNING t.id, t.status, t.attempts, t.max_attempts, t.lease_token
+    UPDATE ocrq_tasks
+    SET {lifecycle.render_assignments(lifecycle.FAILED, "postgresql", now="now()")}
+    WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running'
+    RETURNING id, status, attempts, max_attempts, lease_token
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
-    SELECT id,
-           CASE status WHEN 'pending' THEN 'retried' WHEN 'dead_letter' THEN 'dead_lettered'
-                       ELSE 'cancelled' END,
-           now(), attempts, lease_token, %(worker_id)s,
-           jsonb_build_object('error_kind', %(error_kind)s::text, 'message', %(message)s::text,
-                              'delay_seconds', CASE WHEN status = 'pending' THEN %(delay)s END,
-                              'reason', CASE WHEN status <> 'dead_letter' THEN NULL
-                                             WHEN NOT %(retryable)s THEN 'permanent error'
-                                             ELSE 'attempts exhausted' END)
+    SELECT {lifecycle.render_event_columns(lifecycle.FAILED, "postgresql", now="now()", worker="%(worker_id)s")}
     FROM failed
 )
 SELECT status FROM failed
@@ -279,8 +273,10 @@ ORDER BY e.id
 
 COUNTS = "SELECT status, count(*) FROM ocrq_tasks GROUP BY status"
 
-REAP = (
-    """
+_REAPED = lifecycle.lease_expired(lifecycle.column("old_worker"))
+
+# The second event is stamped with clock_timestamp() so it sorts after `lease_lost` by time too.
+REAP = f"""
 WITH expired AS (
     SELECT id, worker_id AS old_worker FROM ocrq_tasks
     WHERE status = 'running' AND lease_expires_at < now()
@@ -289,35 +285,20 @@ WITH expired AS (
     FOR UPDATE SKIP LOCKED
 ), reaped AS (
     UPDATE ocrq_tasks t
-    SET status = CASE WHEN t.cancel_requested THEN 'cancelled'
-                      WHEN t.attempts >= t.max_attempts THEN 'dead_letter' ELSE 'pending' END,
-        error_kind = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE 'lease_expired' END,
-        error_message = CASE WHEN t.cancel_requested THEN 'cancelled; its worker stopped responding'
-            ELSE format('lease expired on worker %%s during attempt %%s of %%s: the worker died or stalled',
-                        e.old_worker, t.attempts, t.max_attempts) END,
-        finished_at = CASE WHEN t.cancel_requested OR t.attempts >= t.max_attempts THEN now() ELSE NULL END,
-        worker_id = NULL, lease_expires_at = NULL, run_at = now(), updated_at = now()
+    SET {lifecycle.render_assignments(_REAPED, "postgresql", now="now()")}
     FROM expired e WHERE t.id = e.id
-    RETURNING t.id, t.kind, t.status, t.attempts, t.lease_token, e.old_worker, t.error_message
+    RETURNING t.id, t.kind, t.status, t.attempts, t.max_attempts, t.lease_token, e.old_worker
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
     SELECT id, 'lease_lost', now(), attempts, lease_token, old_worker,
            jsonb_build_object('reason', 'lease expired')
     FROM reaped
     UNION ALL
-    SELECT id, CASE status WHEN 'pending' THEN 'retried' WHEN 'dead_letter' THEN 'dead_lettered'
-                           ELSE 'cancelled' END,
-           clock_timestamp(), attempts, lease_token, old_worker,
-           jsonb_build_object('error_kind', 'lease_expired', 'message', error_message,
-                              'delay_seconds', CASE WHEN status = 'pending' THEN 0 END,
-                              'reason', CASE WHEN status = 'dead_letter' THEN 'attempts exhausted' END)
+    SELECT {lifecycle.render_event_columns(_REAPED, "postgresql", now="clock_timestamp()", worker="old_worker")}
     FROM reaped
 )
-SELECT id, status, pg_notify('"""
-    + NOTIFY_CHANNEL
-    + """', kind) FROM reaped
+SELECT id, status, pg_notify('{NOTIFY_CHANNEL}', kind) FROM reaped
 """
-)
 
 PRUNE = """
 WITH gone AS (

@@ -1,5 +1,11 @@
 """SQLite driver: one connection per thread, WAL, short `BEGIN IMMEDIATE` transactions.
 
+The threads of one process take turns at writing through a lock: SQLite's busy handler would make
+a waiting thread sleep in growing steps (up to 100 ms each) while another thread of the same
+process writes again and again, so a worker's completer could starve behind its claim loop. WAL
+checkpoints run on a thread of their own at most every half second while there are writes: run by
+SQLite inside a commit, a checkpoint's fsync held up every other writer of the process with it.
+
 Other processes' commits are noticed by polling `PRAGMA data_version` (a cheap read that changes
 whenever another connection commits) every 5 ms while things change, easing to every 25 ms when
 quiet, which wakes idle workers within a few milliseconds.
@@ -57,6 +63,7 @@ Params = dict[str, Any]
 _BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 _WATCH_FASTEST_SECONDS = 0.005
 _WATCH_SLOWEST_SECONDS = 0.025
+_CHECKPOINT_EVERY_SECONDS = 0.5
 _CLOCK_STEP_TOLERANCE_SECONDS = 1.0
 """How far back the clock must step before the reaper re-times pending tasks and leases (see REBASE_PENDING)."""
 
@@ -71,6 +78,9 @@ class SQLiteStore(Store):
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
         self._closing = threading.Event()
+        self._writer = threading.Lock()
+        self._written = threading.Event()
+        self._checkpointer: threading.Thread | None = None
         self._watcher: threading.Thread | None = None
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -96,13 +106,46 @@ class SQLiteStore(Store):
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One short write transaction, taking the write lock up front so it never deadlocks."""
         conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
+        with self._writer:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        self._written.set()
+        if self._checkpointer is None:
+            self._start_checkpointer()
+
+    def _start_checkpointer(self) -> None:
+        with self._connections_lock:
+            if self._checkpointer is None and not self._closing.is_set():
+                self._checkpointer = threading.Thread(
+                    target=self._checkpoints, name="ocrqueue-sqlite-checkpoint", daemon=True
+                )
+                self._checkpointer.start()
+
+    def _checkpoints(self) -> None:
+        """Copy the WAL into the database after writes, outside every writer's transaction.
+
+        A passive checkpoint never blocks writers or readers; it copies what no reader still needs.
+        """
+        conn = sqlite3.connect(self._path, timeout=30.0, isolation_level=None, check_same_thread=False)
         try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+            while True:
+                self._written.wait()
+                if self._closing.is_set():
+                    return
+                self._written.clear()
+                try:
+                    conn.execute(sql.CHECKPOINT_WAL).fetchall()
+                except sqlite3.OperationalError as exc:
+                    log.warning("WAL checkpoint failed (%s); retrying after the next write", exc)
+                if self._closing.wait(_CHECKPOINT_EVERY_SECONDS):
+                    return
+        finally:
+            conn.close()
 
     def _read(self, statement: str, params: Params | None = None) -> list[tuple[Any, ...]]:
         return self._retrying(lambda: self._conn.execute(statement, params or {}).fetchall(), "read")
@@ -160,6 +203,7 @@ class SQLiteStore(Store):
                 if current != version:
                     version, interval = current, _WATCH_FASTEST_SECONDS
                     self._wake_local()
+                    self._changed(None)
                 else:
                     interval = min(interval * 1.5, _WATCH_SLOWEST_SECONDS)
         finally:
@@ -177,7 +221,7 @@ class SQLiteStore(Store):
                 "payload": dumps(s.payload),
                 "tenant": s.tenant,
                 "dedup_key": s.dedup_key,
-                "max_attempts": s.max_attempts or self.default_max_attempts,
+                "max_attempts": self.max_attempts_for(s),
                 "delay": float(max(0.0, s.delay_seconds)),
             }
             for s in specs
@@ -286,6 +330,7 @@ class SQLiteStore(Store):
         params = {
             "id": lease.task_id,
             "token": lease.token,
+            "worker_id": lease.worker_id,
             "error_kind": error_kind,
             "message": message,
             "retryable": retryable,
@@ -297,18 +342,8 @@ class SQLiteStore(Store):
                 row = conn.execute(sql.FAIL, params).fetchone()
                 if row is None:
                     return None
-                status = TaskStatus(row[1])
-                event_type = {
-                    TaskStatus.PENDING: EventType.RETRIED,
-                    TaskStatus.DEAD_LETTER: EventType.DEAD_LETTERED,
-                }.get(status, EventType.CANCELLED)
-                detail: dict[str, Any] = {"error_kind": error_kind, "message": message}
-                if status is TaskStatus.PENDING:
-                    detail["delay_seconds"] = delay_seconds
-                elif status is TaskStatus.DEAD_LETTER:
-                    detail["reason"] = "permanent error" if not retryable else "attempts exhausted"
-                self._event(conn, row[0], event_type, row[2], row[4], lease.worker_id, detail)
-                return status
+                conn.execute(sql.FAILED_EVENT, params)
+                return TaskStatus(row[1])
 
         status = self._retrying(run, "fail")
         if status is None:
@@ -434,24 +469,15 @@ class SQLiteStore(Store):
                 rebased = conn.execute(sql.REBASE_PENDING, clock).rowcount
                 rebased += conn.execute(sql.REBASE_RUNNING, clock).rowcount
                 for task_id, old_worker in conn.execute(sql.REAP_SELECT, {"limit": limit}).fetchall():
-                    row = conn.execute(sql.REAP_ONE, {"id": task_id, "old_worker": old_worker}).fetchone()
+                    params = {"id": task_id, "old_worker": old_worker}
+                    row = conn.execute(sql.REAP_ONE, params).fetchone()
                     if row is None:
                         continue
-                    _, status, attempts, token, message = row
-                    self._event(
-                        conn, task_id, EventType.LEASE_LOST, attempts, token, old_worker, {"reason": "lease expired"}
-                    )
-                    outcome = {
-                        "pending": (EventType.RETRIED, result.requeued),
-                        "dead_letter": (EventType.DEAD_LETTERED, result.dead_lettered),
-                    }.get(status, (EventType.CANCELLED, result.cancelled))
-                    detail: dict[str, Any] = {"error_kind": "lease_expired", "message": message}
-                    if status == "pending":
-                        detail["delay_seconds"] = 0
-                    elif status == "dead_letter":
-                        detail["reason"] = "attempts exhausted"
-                    self._event(conn, task_id, outcome[0], attempts, token, old_worker, detail)
-                    outcome[1].append(task_id)
+                    conn.execute(sql.REAPED_EVENTS, params)
+                    {
+                        TaskStatus.PENDING: result.requeued,
+                        TaskStatus.DEAD_LETTER: result.dead_lettered,
+                    }.get(TaskStatus(row[1]), result.cancelled).append(task_id)
             return result
 
         result = self._retrying(run, "reap")
@@ -502,8 +528,10 @@ class SQLiteStore(Store):
 
     def close(self) -> None:
         self._closing.set()
-        if self._watcher is not None:
-            self._watcher.join(timeout=3)
+        self._written.set()
+        for thread in (self._watcher, self._checkpointer):
+            if thread is not None:
+                thread.join(timeout=3)
         with self._connections_lock:
             for conn in self._connections:
                 conn.close()

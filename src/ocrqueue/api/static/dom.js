@@ -1,0 +1,31 @@
+// Small DOM helpers shared by the page's modules. Text reaches the DOM only through textContent.
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+/** el("a", { href, text, dataset: {...}, ariaLabel }, ...children): a node built from properties, never from HTML. */
+export const el = (tag, props = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (name === "dataset") Object.assign(node.dataset, value);
+    else if (name === "text") node.textContent = value;
+    else if (name.startsWith("aria") || name === "role" || name === "for") node.setAttribute(name.replace(/^aria([A-Z])/, (m, c) => `aria-${c.toLowerCase()}`), value);
+    else node[name] = value;
+  }
+  node.append(...children);
+  return node;
+};
+
+export function setLive(node, text, state) {
+  node.textContent = text;
+  node.dataset.state = state;
+}
+
+export const STATUS_LABELS = {
+  pending: "Pending",
+  running: "Running",
+  completed: "Completed",
+  cancelled: "Cancelled",
+  dead_letter: "Failed",
+};
+
+export const TERMINAL = new Set(["completed", "cancelled", "dead_letter"]);

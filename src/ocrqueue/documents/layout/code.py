@@ -1,0 +1,103 @@
+"""Monospaced code: which OCR lines are set in a fixed-pitch font, and a code block's text with its
+line breaks and indentation rebuilt from where its words stand on the character grid.
+
+The text layer names its fonts (textlayer.py); an OCR engine gives only word boxes. In a
+fixed-pitch font every character, the space included, takes the same advance: a word's width grows
+by one pitch per character and the next word starts a whole number of pitches after it; in a
+proportional font "ill" is a third as wide as "mom" and words start anywhere.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+from ocrqueue.documents.model import Line, Word
+
+MIN_WORDS = 3  # fewer words say too little about the pitch; such lines are matched to a neighbour's
+MIN_CHARS = 12
+NEIGHBOUR_LINES = 4.0  # how far (in line heights) a short line looks for a monospaced neighbour
+OWN_BEARINGS = (-0.2, 1.0)  # pitches a word's ink is narrower than its characters' advances
+NEIGHBOUR_BEARINGS = (-0.15, 0.65)  # stricter for a short line judged by a neighbour's pitch
+MAX_WIDTH_ERROR = 0.35  # in pitches: a word's width against pitch x characters (less bearings)
+MAX_GRID_ERROR = 0.45  # in pitches: the distance between two words' starts against whole characters
+
+
+def char_pitch(lines: Sequence[Sequence[Word]]) -> float:
+    """The advance of one character: the median, over neighbouring words on a line, of the distance
+    between their starts over the first word's characters plus one space; the mean width per
+    character when no line has two words."""
+    steps = [
+        (b.bbox.x0 - a.bbox.x0) / (len(a.text) + 1)
+        for words in lines
+        for a, b in itertools.pairwise(words)
+        if b.bbox.x0 > a.bbox.x0
+    ]
+    if steps:
+        return float(np.median(steps))
+    chars = sum(len(w.text) for words in lines for w in words)
+    return sum(w.bbox.width for words in lines for w in words) / max(1, chars)
+
+
+def _fits_pitch(words: Sequence[Word], pitch: float, bearing_range: tuple[float, float]) -> bool:
+    """Every word as wide as its characters at ``pitch`` less a bearing in ``bearing_range``
+    (pitches; about the same for every word), and each next word a whole number of characters
+    (at least one space) further on."""
+    lengths = np.array([len(w.text) for w in words], dtype=float)
+    bearings = (pitch * lengths - np.array([w.bbox.width for w in words])) / pitch
+    low, high = bearing_range
+    if np.ptp(bearings) > 2 * MAX_WIDTH_ERROR or not low <= float(np.median(bearings)) <= high:
+        return False
+    steps = np.diff([w.bbox.x0 for w in words]) / pitch - lengths[:-1]
+    return bool(np.all(steps >= 1 - MAX_GRID_ERROR) and np.all(np.abs(steps - np.round(steps)) <= MAX_GRID_ERROR))
+
+
+def _verdict(words: Sequence[Word]) -> bool | None:
+    """Whether a line's own words show a fixed pitch; None when it has too few to tell (with two
+    words the pitch is found from the pair itself, so any pair would fit)."""
+    if len(words) < MIN_WORDS or sum(len(w.text) for w in words) < MIN_CHARS:
+        return None
+    pitch = char_pitch([words])
+    return pitch > 0 and _fits_pitch(words, pitch, OWN_BEARINGS)
+
+
+def mark_monospace(lines: Sequence[Line]) -> list[Line]:
+    """OCR lines (in reading order) with ``monospace`` set where their words keep a regular
+    pitch. A line too short to tell on its own (a lone ``make``, ``./configure --prefix=/usr``) is
+    monospace when it fits the pitch of the nearest such line within a few line heights."""
+    rows = [[w for w in line.words if w.text] for line in lines]
+    verdicts = [_verdict(words) for words in rows]
+    fixed = [(line, char_pitch([words])) for line, words, v in zip(lines, rows, verdicts, strict=True) if v]
+    out = []
+    for line, words, verdict in zip(lines, rows, verdicts, strict=True):
+        if verdict is None and fixed and words:
+            near, pitch = min(fixed, key=lambda f: _distance(line, f[0]))
+            close = _distance(line, near) <= NEIGHBOUR_LINES * near.bbox.height
+            verdict = close and _fits_pitch(words, pitch, NEIGHBOUR_BEARINGS)
+        out.append(Line(line.text, line.bbox, line.confidence, line.words, line.font_size, bool(verdict)))
+    return out
+
+
+def _distance(a: Line, b: Line) -> float:
+    return max(a.bbox.y0 - b.bbox.y1, b.bbox.y0 - a.bbox.y1, 0.0)
+
+
+def code_text(lines: Sequence[Line]) -> str:
+    """The block's lines, one per line, each word at its column on the character grid, so
+    indentation and aligned comments survive."""
+    rows = [sorted((w for w in ln.words if w.text), key=lambda w: w.bbox.x0) for ln in lines]
+    words = [w for row in rows for w in row]
+    if not words:
+        return "\n".join(ln.text for ln in lines)
+    pitch = char_pitch(rows)
+    left = min(w.bbox.x0 for w in words)
+    out = []
+    for row in rows:
+        text = ""
+        for word in row:
+            column = round((word.bbox.x0 - left) / pitch) if pitch > 0 else len(text)
+            text += " " * max(1 if text else 0, column - len(text)) + word.text
+        out.append(text)
+    return "\n".join(out)

@@ -1,0 +1,63 @@
+"""Monospaced code becomes a code block that keeps its line breaks and indentation, on both paths,
+and never runs into the prose around it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from generate import CODE_AFTER, CODE_BEFORE, CODE_LINES, ENGLISH, code_page, code_pdf, encode, text_page
+
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.layout.code import code_text, mark_monospace
+from ocrqueue.documents.model import Line, Word
+
+from .helpers import run
+
+R_INTRO_PAGE = Path(__file__).resolve().parents[1] / "data" / "r-intro-page44.pdf"
+LISTING = "\n".join(CODE_LINES)
+
+
+@pytest.mark.parametrize("kind", ["text_layer", "ocr"])
+def test_code_is_a_block_of_its_own_with_lines_and_indentation(kind: str) -> None:
+    data = code_pdf() if kind == "text_layer" else encode(code_page(), "PNG")
+    result = run(data)
+    page = result.pages[0]
+    assert page.source == ("text_layer" if kind == "text_layer" else "tesseract")
+    assert [(b.type, b.text) for b in page.blocks] == [("text", CODE_BEFORE), ("code", LISTING), ("text", CODE_AFTER)]
+    assert all(ln.monospace for ln in page.blocks[1].lines)
+    assert f"{CODE_BEFORE}\n\n```\n{LISTING}\n```\n\n{CODE_AFTER}" in result.to_markdown()
+
+
+def test_prose_pages_have_no_code() -> None:
+    page = run(encode(text_page(ENGLISH, False, title="Supplier Invoices"), "PNG")).pages[0]
+    assert "code" not in [b.type for b in page.blocks]
+    assert not any(ln.monospace for b in page.blocks for ln in b.lines)
+
+
+def test_r_manual_listing_is_code_in_typewriter_font() -> None:
+    """TeX's CMTT10 does not set the FixedPitch flag; its name says what it is."""
+    blocks = run(R_INTRO_PAGE.read_bytes()).pages[0].blocks
+    code = [b.text for b in blocks if b.type == "code"]
+    assert "> plot(ecdf(eruptions), do.points=FALSE, verticals=TRUE)" in code
+    prose = next(b.text for b in blocks if b.text.startswith("We can plot the empirical"))
+    assert "> plot" not in prose
+
+
+def _words(line: str, pitch: float, y: float, bearing: float = 0.6) -> Line:
+    words = []
+    column = 0
+    for token in line.split(" "):
+        if token:
+            x0 = column * pitch + bearing
+            words.append(Word(token, BBox(x0, y, x0 + len(token) * pitch - 2 * bearing, y + 10)))
+        column += len(token) + 1
+    return Line(line.strip(), BBox(words[0].bbox.x0, y, words[-1].bbox.x1, y + 10), 0.9, tuple(words))
+
+
+def test_indentation_and_alignment_come_from_the_character_grid() -> None:
+    source = ["def f(x):", "    return x  # twice", "", "f(1)"]
+    lines = [_words(text, 6.0, 14.0 * i) for i, text in enumerate(source) if text]
+    marked = mark_monospace(lines)
+    assert all(ln.monospace for ln in marked)
+    assert code_text(marked) == "def f(x):\n    return x  # twice\nf(1)"
