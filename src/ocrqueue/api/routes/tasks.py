@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from typing import Annotated, Any, Literal
@@ -21,18 +20,17 @@ from ocrqueue.documents import (
     PageRangeError,
     ProcessOptions,
     available_engines,
-    open_document,
     sniff_format,
 )
 from ocrqueue.queue import Task, TaskStatus
-from ocrqueue.service.keys import asset_key, page_image_key, result_json_key, result_markdown_key, result_prefix
+from ocrqueue.service.keys import asset_key, result_json_key, result_markdown_key, result_prefix
+from ocrqueue.service.page_images import PageImageNotFoundError, page_image
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.storage import ObjectNotFoundError, TooLargeUploadError
 
 router = APIRouter(prefix="/api/v1/tasks", tags=["tasks"])
 _TASK_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _ASSET = re.compile(r"^imgs/([A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,200})$")
-_PAGE_IMAGE_DPI = 100
 EVENT_LIMIT = 100
 """Events a status read returns at most: every poll costs the same, however long the history grows."""
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -239,28 +237,13 @@ def get_page_image(context: ContextDep, caller: CallerDep, task_id: str, number:
     task = _visible_task(context, caller, task_id)
     if task.kind != "ocr":
         raise ApiError(404, "page_not_found", "this task has no pages")
-    key = page_image_key(task.id, number)
     try:
-        return Response(context.storage.get(key), media_type="image/png")
-    except ObjectNotFoundError:
-        pass
-    try:
-        data = context.storage.get(task.payload["input"])
-    except ObjectNotFoundError as exc:
-        raise ApiError(404, "page_not_found", "the uploaded file is no longer stored") from exc
-    try:
-        with open_document(data, context.settings.document_limits()) as document:
-            if not 1 <= number <= document.meta.page_count:
-                raise ApiError(404, "page_not_found", f"page {number} is outside 1-{document.meta.page_count}")
-            for page in document.pages(start=number - 1):
-                image = page.render(_PAGE_IMAGE_DPI).image
-                break
+        data = page_image(context.storage, task, number, context.settings.document_limits())
+    except PageImageNotFoundError as exc:
+        raise ApiError(404, "page_not_found", str(exc)) from exc
     except DocumentError as exc:
         raise ApiError(422, "unreadable_document", str(exc)) from exc
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=False)
-    context.storage.put(key, buffer.getvalue())
-    return Response(buffer.getvalue(), media_type="image/png")
+    return Response(data, media_type="image/png")
 
 
 @router.post("/{task_id}/cancel", response_model=TaskOut, responses=_ERRORS)
