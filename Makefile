@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 BOOTSTRAP_PYTHON ?= python3
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint typecheck check chaos bench bench-queue bench-ocr bench-viewer bench-memory bench-bigdoc venv system-deps-serve system-deps-test lock clean
+.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-viewer bench-memory bench-bigdoc venv system-deps-serve system-deps-test lock clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(BOOTSTRAP_PYTHON) -m venv $(VENV)
@@ -37,11 +37,19 @@ lint: venv
 typecheck: venv
 	$(VENV)/bin/mypy
 
-check: lint typecheck
+## imports: the layer contracts in pyproject.toml (api and cli only adapt the service; queue and documents stand alone)
+imports: venv
+	$(VENV)/bin/lint-imports
+
+check: lint typecheck imports
 
 ## chaos: the long chaos runs (300+ documents on PostgreSQL, then SQLite) with their summary tables (docs/chaos.md)
 chaos: venv
 	OCRQUEUE_CHAOS=full $(PY) -m pytest tests/chaos/test_chaos.py -s -p no:cacheprovider $(PYTEST_ARGS)
+
+## corpus: every file of OCRmyPDF's test corpus through `ocrqueue convert` (make test runs the quick ones)
+corpus: venv
+	OCRQUEUE_CORPUS=full $(PY) -m pytest tests/documents/test_ocrmypdf_corpus.py -p no:cacheprovider $(PYTEST_ARGS)
 
 ## bench-queue: drain no-op tasks on SQLite and PostgreSQL (see docs/benchmarks.md)
 bench-queue: venv

@@ -417,9 +417,10 @@ def serve_counted(port: int) -> None:
 
     from ocrqueue.api import ApiContext, create_app
     from ocrqueue.api.ratelimit import RateLimiter
-    from ocrqueue.cli.runtime import open_configured_store, open_storage
     from ocrqueue.queue.drivers import sqlite as sqlite_driver
+    from ocrqueue.service import Tasks
     from ocrqueue.service.apikeys import ApiKeys
+    from ocrqueue.service.runtime import open_configured_store, open_storage
     from ocrqueue.settings import Settings
 
     counts: collections.Counter[str] = collections.Counter()
@@ -442,7 +443,7 @@ def serve_counted(port: int) -> None:
 
         setattr(store, name, counted)
     keys = ApiKeys(settings.resolved_database_url)
-    context = ApiContext(settings, store, open_storage(settings), keys, RateLimiter(1_000_000))
+    context = ApiContext(settings, Tasks(store, open_storage(settings), settings), keys, RateLimiter(1_000_000))
     app = create_app(context)
 
     async def bench_reads(request: Request) -> JSONResponse:

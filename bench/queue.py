@@ -215,7 +215,8 @@ def prepare_database(url: DatabaseURL, force: bool) -> None:
             if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchone() is None:
                 conn.execute(f'CREATE DATABASE "{dbname}"')
         with psycopg.connect(url.libpq, autocommit=True) as conn:
-            conn.execute(f"DROP TABLE IF EXISTS {', '.join(TABLES)}, ocrq_schema_version CASCADE")
+            conn.execute(f"DROP TABLE IF EXISTS {', '.join(TABLES)}, ocrq_follows, ocrq_schema_version CASCADE")
+            conn.execute("DROP FUNCTION IF EXISTS ocrq_notify_task_changes()")
     else:
         path = url.sqlite_path
         assert path is not None

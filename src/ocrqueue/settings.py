@@ -160,12 +160,39 @@ class Settings(BaseSettings):
         default=20 * 1024 * 1024, ge=1, description="Largest image accepted by POST /api/v1/vision."
     )
 
-    @field_validator("database_url", "vlm_base_url", "vlm_api_key")
+    server_url: str | None = Field(
+        default=None,
+        description="The ocrqueue server `submit` and `tasks` talk to over HTTP when set (as `--server`): "
+        "no database or storage access needed.",
+    )
+    api_key: str | None = Field(
+        default=None, description="The API key `submit`/`tasks` send to server_url (as `--api-key`)."
+    )
+    public_url: str | None = Field(
+        default=None,
+        description="How clients reach this service, e.g. https://ocr.example.com; links in webhook bodies start "
+        "with it (unset: they are paths such as /api/v1/tasks/ID).",
+    )
+    webhook_allow_private_networks: bool = Field(
+        default=False,
+        description="Let callback_url reach loopback, private and link-local addresses (off: only public ones).",
+    )
+    webhook_timeout_seconds: float = Field(
+        default=10.0, gt=0, le=300, description="Timeout of connecting, sending and each read of one webhook request."
+    )
+    webhook_max_attempts: int = Field(
+        default=10, ge=1, le=50, description="Attempts of one webhook delivery before it is dead-lettered."
+    )
+    webhook_sweep_seconds: float = Field(
+        default=1.0, gt=0, description="How often a worker process looks for ended tasks whose webhook is due."
+    )
+
+    @field_validator("database_url", "vlm_base_url", "vlm_api_key", "public_url", "server_url", "api_key")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value or None
 
-    @field_validator("vlm_base_url")
+    @field_validator("vlm_base_url", "public_url", "server_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value and not value.startswith(("http://", "https://")):

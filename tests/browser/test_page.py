@@ -7,7 +7,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from data.generate import HOSTILE, PdfBuilder, born_digital_pdf, figure_pdf
+from data.generate import (
+    CODE_AFTER,
+    CODE_BEFORE,
+    CODE_LINES,
+    HOSTILE,
+    PdfBuilder,
+    born_digital_pdf,
+    code_pdf,
+    figure_pdf,
+)
 from playwright.sync_api import Page, expect
 from support.service import Service
 
@@ -284,7 +293,7 @@ def test_hostile_document_text_shows_as_text_and_runs_nothing(page: Page, servic
     # The renderers on their own, fed hostile JSON and answers the pipeline and models would never write.
     built = page.evaluate(
         """async () => {
-            const { renderDocument, pageFacts } = await import('/document.js');
+            const { renderDocument, renderPage, pageFacts } = await import('/document.js');
             const { renderAnswer } = await import('/answer.js');
             const page = {
               index: 0, width: 100, height: 100, dpi: null, rotation: 180,
@@ -320,7 +329,10 @@ def test_hostile_document_text_shows_as_text_and_runs_nothing(page: Page, servic
                      ids: [...links.keys()], text: box.textContent, rowSpan: td.rowSpan, colSpan: td.colSpan,
                      cell: td.textContent, heading: box.querySelector('h6')?.textContent,
                      srcs: [...box.querySelectorAll('img')].map((i) => i.getAttribute('src')),
-                     facts: pageFacts(page), plain: pageFacts({ source: 'tesseract', dpi: 300, warnings: [] }) };
+                     facts: pageFacts(page), plain: pageFacts({ source: 'tesseract', dpi: 300, warnings: [] }),
+                     mark: box.querySelector('.page-mark').textContent,
+                     upright: renderPage({ source: 'text_layer', rotation: 0, scripts: ['Han'], blocks: [] }, 4)
+                       .section.textContent };
         }"""
     )
     allowed_tags = {"section", "p", "h6", "div", "table", "tr", "td", "figure", "img", "span", "pre", "code"}
@@ -350,6 +362,11 @@ def test_hostile_document_text_shows_as_text_and_runs_nothing(page: Page, servic
         ["Warnings", "<script>window.__xss=2</script>"],
     ]
     assert built["plain"] == [["Read from", "tesseract OCR at 300 dpi"]]
+    assert built["mark"] == (
+        'Page 1 · <img src=x onerror="window.__xss=1"> OCR · eng (English), chi_sim (Chinese, simplified), <b>x</b>'
+        " · Latin, Han · turned 180°, read upright"
+    )
+    assert built["upright"] == "Page 5 · text layer · Han"  # an upright page's mark does not say so
     page.wait_for_timeout(200)
     assert page.evaluate("window.__xss") is None
     assert dialogs == []
@@ -498,3 +515,22 @@ def test_a_long_document_is_built_slice_by_slice_in_reading_order(page: Page, se
     page.locator('#document [data-page="80"][data-type="table"]').click()
     expect(page.locator("#page-label")).to_have_text("Page 81 of 81")
     expect(page.locator('#page-boxes .box.selected[data-type="table"]')).to_have_count(1)
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_code_listing_shows_as_code_with_its_lines_and_indentation(page: Page, service: Service) -> None:
+    service.start_worker()
+    with service.client() as client:
+        submitted = client.post("/api/v1/tasks", files={"file": ("build.pdf", code_pdf(), "application/pdf")})
+    task_id = submitted.json()["id"]
+    service.wait_status(task_id, "completed")
+    page.goto(f"/#/task/{task_id}")
+    blocks = page.locator("#document [data-block]")
+    expect(blocks).to_have_count(3)
+    expect(blocks.nth(0)).to_have_text(CODE_BEFORE)
+    code = blocks.nth(1)
+    expect(code).to_have_attribute("data-type", "code")
+    assert code.evaluate("n => n.tagName") == "PRE"
+    assert code.evaluate("n => n.textContent") == "\n".join(CODE_LINES)
+    assert code.evaluate("n => getComputedStyle(n).whiteSpace") == "pre"
+    expect(blocks.nth(2)).to_have_text(CODE_AFTER)

@@ -230,6 +230,53 @@ def figure_page() -> Image.Image:
     return image
 
 
+CHART_AXIS = "Revenue"
+CHART_QUARTERS = ["Q1", "Q2", "Q3", "Q4"]
+DIAGRAM_WORDS = ["Worker", "Queue"]
+
+
+def labelled_chart_page() -> Image.Image:
+    """Text, then a bar chart with an axis name and quarter labels inside its frame and a small
+    diagram of two labelled boxes joined by an arrow, then text again."""
+    image, draw = _page()
+    body, small = _font(DEJAVU, 30), _font(DEJAVU, 26)
+    for i, line in enumerate(ENGLISH[:2]):
+        draw.text((MARGIN, MARGIN + i * 50), line, font=body, fill="black")
+    x0, y0 = MARGIN + 100, 400
+    draw.rectangle([x0, y0, x0 + 1000, y0 + 650], outline="black", width=3)
+    draw.text((x0 + 20, y0 + 20), CHART_AXIS, font=small, fill="black")
+    for k, h in enumerate([250, 380, 200, 420]):
+        left = x0 + 140 + k * 200
+        draw.rectangle([left, y0 + 560 - h, left + 110, y0 + 560], fill=(70 + k * 30, 100, 160))
+        draw.text((left + 35, y0 + 580), CHART_QUARTERS[k], font=small, fill="black")
+    draw.rectangle([x0 + 120, y0 + 40, x0 + 330, y0 + 110], outline="black", width=3)
+    draw.text((x0 + 150, y0 + 58), DIAGRAM_WORDS[0], font=small, fill="black")
+    draw.line([x0 + 330, y0 + 75, x0 + 560, y0 + 75], fill="black", width=3)
+    draw.polygon([(x0 + 560, y0 + 62), (x0 + 585, y0 + 75), (x0 + 560, y0 + 88)], fill="black")
+    draw.rectangle([x0 + 590, y0 + 40, x0 + 800, y0 + 110], outline="black", width=3)
+    draw.text((x0 + 630, y0 + 58), DIAGRAM_WORDS[1], font=small, fill="black")
+    for i, line in enumerate(ENGLISH[2:4]):
+        draw.text((MARGIN, 1200 + i * 50), line, font=body, fill="black")
+    return image
+
+
+RECEIPT_LINES = ["Rotated phone photo of a receipt", "Total amount due 88.50 EUR"]
+
+
+def receipt_photo() -> bytes:
+    """Two lines of 44-px type on a sparse page, stored turned a quarter as a phone stores a photo
+    taken sideways, with EXIF orientation 6 (show turned 90 degrees clockwise)."""
+    image = Image.new("RGB", (1200, 900), "white")
+    draw = ImageDraw.Draw(image)
+    for i, line in enumerate(RECEIPT_LINES):
+        draw.text((120, 300 + i * 80), line, font=_font(DEJAVU, 44), fill="black")
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    out = io.BytesIO()
+    image.transpose(Image.Transpose.ROTATE_90).save(out, "JPEG", quality=90, exif=exif.tobytes())
+    return out.getvalue()
+
+
 def scanned(image: Image.Image, seed: int) -> bytes:
     """A scanned-looking JPEG copy: slight skew, blur, speckle noise and strong compression."""
     rng = random.Random(seed)
@@ -452,6 +499,39 @@ def code_page() -> Image.Image:
     return image
 
 
+CHART_TITLE = "Tasks finished per hour"
+CHART_LABELS = ["Mon", "Tue", "Wed", "Thu", "Fri"]
+
+
+def vector_chart_pdf() -> bytes:
+    """A bar chart drawn as vector paths on the page itself (filled bars, axes, ticks) with its
+    labels as text, between paragraphs; and a ruled table below, which must stay a table."""
+    pdf = PdfBuilder()
+    h = PdfBuilder.HEIGHT
+    ops = [PdfBuilder.text(72, 80, 11, line) for line in ENGLISH[:1]]
+    ops.append(PdfBuilder.text(150, 120, 10, CHART_TITLE))
+    x0, base = 100.0, 330.0
+    ops += [PdfBuilder.line(x0, 140, x0, base), PdfBuilder.line(x0, base, x0 + 260, base)]
+    for k, value in enumerate([120, 90, 170, 60, 140]):
+        left = x0 + 20 + k * 48
+        ops.append(f"0.4 g {left:.2f} {h - base:.2f} 30 {value} re f 0 g")
+        ops.append(PdfBuilder.line(left + 15, base, left + 15, base + 4))
+        ops.append(PdfBuilder.text(left + 4, base + 8, 9, CHART_LABELS[k]))
+    for tick in range(4):
+        ops.append(PdfBuilder.line(x0 - 4, base - tick * 50, x0, base - tick * 50))
+        ops.append(PdfBuilder.text(x0 - 24, base - tick * 50 - 5, 9, str(tick * 50)))
+    ops += [PdfBuilder.text(72, 370, 11, line) for line in ENGLISH[1:2]]
+    tx, ty, cw, rh = 72.0, 420.0, 120.0, 24.0
+    for r in range(len(TABLE) + 1):
+        ops.append(PdfBuilder.line(tx, ty + r * rh, tx + 3 * cw, ty + r * rh))
+    for c in range(4):
+        ops.append(PdfBuilder.line(tx + c * cw, ty, tx + c * cw, ty + len(TABLE) * rh))
+    for r, row in enumerate(TABLE):
+        ops += [PdfBuilder.text(tx + c * cw + 6, ty + r * rh + 7, 11, t) for c, t in enumerate(row)]
+    pdf.add_page(ops)
+    return pdf.build()
+
+
 def chinese_pdf() -> bytes:
     """A born-digital Chinese page: an English heading, Chinese paragraphs and a mixed line."""
     pdf = PdfBuilder()
@@ -462,8 +542,8 @@ def chinese_pdf() -> bytes:
     return pdf.build()
 
 
-def figure_pdf() -> bytes:
-    """A born-digital page with text, an embedded chart image and its caption."""
+def figure_pdf(pages: int = 1) -> bytes:
+    """Born-digital pages with text, an embedded chart image and its caption."""
     chart = Image.new("L", (600, 400), 255)
     draw = ImageDraw.Draw(chart)
     for k, h in enumerate([200, 300, 150, 350]):
@@ -475,7 +555,8 @@ def figure_pdf() -> bytes:
     ops += [PdfBuilder.text(72, 130 + i * 18, 11, line) for i, line in enumerate(ENGLISH[:3])]
     ops.append(PdfBuilder.text(72, 440, 11, FIGURE_CAPTION))
     ops += [PdfBuilder.text(72, 480 + i * 18, 11, line) for i, line in enumerate(ENGLISH[3:])]
-    pdf.add_page(ops, jpeg=buf.getvalue(), rect=(72, 200, 300, 200))
+    for _ in range(pages):
+        pdf.add_page(ops, jpeg=buf.getvalue(), rect=(72, 200, 300, 200))
     return pdf.build()
 
 

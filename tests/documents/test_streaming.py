@@ -26,7 +26,9 @@ from ocrqueue.documents import (
     count_pages,
     open_document,
     process_page,
+    reader,
 )
+from ocrqueue.service.results import link_figures, linked_markdown
 
 from .conftest import Samples
 from .helpers import run
@@ -117,3 +119,25 @@ def test_any_set_of_pages_round_trips(pages: set[int]) -> None:
     assert [i + 1 for i in selection.indices(300)] == sorted(pages)
     assert PageSelection.parse(str(selection)) == selection
     assert len(selection) == len(pages)
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 16])
+def test_result_pages_read_back_a_page_at_a_time(
+    samples: Samples, indent: int | None, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reader, "_CHUNK", chunk)  # values and characters cut across chunk ends
+    result = run(samples.data("mixed"), languages=("eng", "chi_sim"))
+    json_text, _ = _written(result.meta, list(result.pages), indent)
+    pages = list(reader.iter_result_pages(io.BytesIO(json_text.encode())))
+    assert [p.to_dict() for p in pages] == [p.to_dict() for p in result.pages]
+
+
+@given(
+    st.lists(st.sampled_from(["a", "é", "漢", "\n", "![x](f.png)", "![y](g.jpg)\n"]), max_size=40), st.integers(1, 9)
+)
+def test_figure_links_are_rewritten_the_same_over_any_chunking(parts: list[str], size: int) -> None:
+    markdown = "".join(parts).encode()
+    chunks = iter([markdown[i : i + size] for i in range(0, len(markdown), size)])
+    streamed = b"".join(linked_markdown(chunks, "assets/imgs/")).decode()
+    assert streamed == link_figures(markdown.decode(), "assets/imgs/")

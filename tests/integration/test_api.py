@@ -7,12 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import pypdfium2 as pdfium
 import pytest
 from data.generate import born_digital_pdf
 from support.service import Service, running_service
 
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.queue import Store
+from ocrqueue.service.apikeys import ApiKeys
 
 PDF = born_digital_pdf(pages=2)
 
@@ -60,6 +62,10 @@ def test_a_document_runs_and_its_results_download(service: Service) -> None:
             assert markdown.headers["content-type"].startswith("text/markdown")
             document = client.get(done["result"]["json"]).json()
             assert document["schema_version"] and len(document["pages"]) == 2
+            pdf = client.get(done["result"]["pdf"])
+            assert pdf.status_code == 200 and pdf.headers["content-type"] == "application/pdf"
+            assert pdf.content.startswith(b"%PDF-") and len(pdfium.PdfDocument(pdf.content)) == 2
+            assert client.get(done["result"]["pdf"]).content == pdf.content  # made once, then kept
             page = client.get(f"/api/v1/tasks/{task['id']}/pages/1")
             assert page.status_code == 200 and page.content.startswith(b"\x89PNG")
             assert client.get(f"/api/v1/tasks/{task['id']}/pages/3").status_code == 404
@@ -81,6 +87,8 @@ def test_a_page_selection_reads_only_those_pages_and_says_so(service: Service) -
             document = client.get(done["result"]["json"]).json()
             assert document["document"]["pages"] == "1-2,4" and document["document"]["page_count"] == 5
             assert [p["index"] for p in document["pages"]] == [0, 1, 3]
+            pdf = client.get(done["result"]["pdf"])  # the searchable PDF holds the same pages
+            assert pdf.status_code == 200 and len(pdfium.PdfDocument(pdf.content)) == 3
     finally:
         worker.stop(release_now=True)
         worker.wait_stopped(10)
@@ -261,3 +269,18 @@ def test_the_task_list_stream_reports_new_and_changed_tasks(service: Service) ->
                     if (first["id"], "cancelled") in seen:
                         break
     assert seen[0] == (first["id"], "pending") and seen[-1] == (first["id"], "cancelled")
+
+
+def test_the_first_key_made_elsewhere_closes_the_api_at_once(service: Service, db_url: str) -> None:
+    """`ocrqueue keys create` runs in another process: the serving API must not stay open on a
+    cached "no keys yet" (it once did, for up to 5 s)."""
+    with service.client() as client:
+        assert client.get("/api/v1/tasks").status_code == 200  # local mode: open, and now asked once
+        elsewhere = ApiKeys(db_url)
+        try:
+            _, token = elsewhere.create("acme")
+        finally:
+            elsewhere.close()
+        refused = client.get("/api/v1/tasks")
+        assert refused.status_code == 401 and refused.json()["error"]["code"] == "unauthorized"
+        assert client.get("/api/v1/tasks", headers={"Authorization": f"Bearer {token}"}).status_code == 200

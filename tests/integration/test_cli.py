@@ -7,8 +7,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pypdfium2 as pdfium
 import pytest
-from data.generate import PdfBuilder, born_digital_pdf
+from data.generate import ENGLISH, PdfBuilder, born_digital_pdf, encode, figure_pdf, text_page
 from prometheus_client import CollectorRegistry
 from typer.testing import CliRunner
 
@@ -57,6 +58,9 @@ def test_submit_wait_then_result_list_and_show(cli_env: Path, worker: Worker) ->
     assert markdown.exit_code == 0 and "Supplier Invoices" in markdown.output
     saved = runner.invoke(app, ["tasks", "result", task_id, "-f", "json", "-o", str(cli_env / "out.json")])
     assert saved.exit_code == 0 and '"schema_version"' in (cli_env / "out.json").read_text()
+    as_pdf = runner.invoke(app, ["tasks", "result", task_id, "-f", "pdf", "-o", str(cli_env / "out.pdf")])
+    assert as_pdf.exit_code == 0, as_pdf.output
+    assert "Supplier Invoices" in pdfium.PdfDocument(cli_env / "out.pdf")[0].get_textpage().get_text_range()
     listed = runner.invoke(app, ["tasks", "list", "--status", "completed"])
     assert task_id in listed.output
     shown = runner.invoke(app, ["tasks", "show", task_id])
@@ -75,6 +79,32 @@ def test_a_failed_document_exits_non_zero_with_its_reason(cli_env: Path, worker:
     task_id = TASK_ID.search(result.output).group(0)  # type: ignore[union-attr]
     assert runner.invoke(app, ["tasks", "result", task_id]).exit_code == 1
     assert runner.invoke(app, ["tasks", "result", "00000000-0000-7000-8000-000000000000"]).exit_code == 3
+
+
+def test_convert_writes_a_searchable_pdf_of_a_scan(cli_env: Path) -> None:
+    scan = cli_env / "scan.png"
+    scan.write_bytes(encode(text_page(ENGLISH, cjk=False), "PNG"))
+    result = runner.invoke(app, ["convert", str(scan), "-o", str(cli_env / "out"), "-f", "pdf", "--lang", "eng"])
+    assert result.exit_code == 0, result.output
+    written = sorted(p.name for p in (cli_env / "out" / "scan").iterdir())
+    assert written == ["scan.pdf"]
+    text = pdfium.PdfDocument(cli_env / "out" / "scan" / "scan.pdf")[0].get_textpage().get_text_range()
+    assert ENGLISH[0] in " ".join(text.split())
+    assert runner.invoke(app, ["convert", str(scan), "-o", str(cli_env / "x"), "-f", "docx"]).exit_code == 2
+
+
+def test_db_prune_days_0_prunes_every_finished_task_with_its_files(cli_env: Path, worker: Worker) -> None:
+    pdf = cli_env / "figures.pdf"
+    pdf.write_bytes(figure_pdf())
+    assert runner.invoke(app, ["submit", str(pdf), "--mode", "text", "--wait"]).exit_code == 0
+    storage = Settings().resolved_storage_dir
+    stored = {p.relative_to(storage).parts[0] for p in storage.rglob("*") if p.is_file()}
+    assert stored == {"uploads", "results"}
+    kept = runner.invoke(app, ["db", "prune"])
+    assert kept.exit_code == 0 and "pruned 0 task(s)" in kept.output  # the default: a week
+    pruned = runner.invoke(app, ["db", "prune", "--days", "0"])
+    assert pruned.exit_code == 0 and "pruned 1 task(s)" in pruned.output
+    assert [p for p in storage.rglob("*") if p.is_file()] == []
 
 
 def test_convert_writes_markdown_json_and_reports_bad_files(cli_env: Path) -> None:
@@ -103,11 +133,40 @@ def test_convert_and_submit_read_only_the_pages_asked_for(cli_env: Path) -> None
     assert refused.exit_code == 1 and "the document has 6" in refused.output
 
 
+def test_convert_writes_a_searchable_pdf_of_the_pages_asked_for(cli_env: Path) -> None:
+    path = cli_env / "long.pdf"
+    path.write_bytes(born_digital_pdf(pages=6))
+    out = cli_env / "out"
+    args = ["convert", str(path), "-o", str(out), "--mode", "text", "--pages", "2,5", "-f", "pdf", "-f", "json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    pdf = pdfium.PdfDocument(out / "long" / "long.pdf")
+    assert len(pdf) == 2 and "2" in pdf[0].get_textpage().get_text_range()
+    pdf.close()
+    assert not (out / "long" / "long.md").exists() and not list((out / "long").glob(".*.tmp"))
+
+
+def test_local_webhook_secret_is_made_once_and_shown_again(cli_env: Path) -> None:
+    first = runner.invoke(app, ["keys", "webhook-secret"])
+    assert first.exit_code == 0 and first.output.startswith("whsec_")
+    assert runner.invoke(app, ["keys", "webhook-secret"]).output == first.output
+
+
+def test_converted_markdown_opens_with_its_figures_on_disk(cli_env: Path) -> None:
+    (cli_env / "chart.pdf").write_bytes(figure_pdf(pages=2))
+    assert runner.invoke(app, ["convert", str(cli_env / "chart.pdf"), "-o", str(cli_env / "out")]).exit_code == 0
+    markdown = cli_env / "out" / "chart" / "chart.md"
+    links = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", markdown.read_text())
+    assert len(links) == 2
+    for link in links:
+        assert (markdown.parent / link).read_bytes().startswith(b"\x89PNG"), link
+
+
 def test_keys_create_list_revoke(cli_env: Path) -> None:
     created = runner.invoke(app, ["keys", "create", "--tenant", "acme", "--name", "scanner"])
     assert created.exit_code == 0
-    token = created.output.strip().splitlines()[-1]
-    assert token.startswith("oq_")
+    token = next(line for line in created.output.splitlines() if line.startswith("oq_"))
+    assert created.output.strip().splitlines()[-1].startswith("whsec_")
     key_id = re.search(r"key ([0-9a-f]{16})", created.output).group(1)  # type: ignore[union-attr]
     listed = runner.invoke(app, ["keys", "list"])
     assert key_id in listed.output and token not in listed.output

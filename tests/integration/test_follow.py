@@ -152,3 +152,30 @@ def test_waiting_for_tasks_returns_once_each_is_finished_or_gone(store: Store) -
     assert last[missing] is None and (missing, None) in seen
     assert (task := last[cancelled]) is not None and task.status is TaskStatus.CANCELLED
     assert last[deleted] is None or last[deleted].status is TaskStatus.CANCELLED  # type: ignore[union-attr]
+
+
+def test_updates_of_tasks_nobody_follows_send_no_notice(store: Store) -> None:
+    """PostgreSQL serialises the commits of notifying transactions: a drain nobody watches must not notify."""
+    if store.backend != "postgresql":
+        pytest.skip("SQLite's notices are data_version changes, which need no registration")
+    unwatched, watched = (r.task.id for r in store.submit_many([TaskSpec("noop"), TaskSpec("noop")]))
+    notices: list[frozenset[str] | None] = []
+    heard = threading.Condition()
+
+    def listen(task_ids: frozenset[str] | None) -> None:
+        with heard:
+            notices.append(task_ids)
+            heard.notify_all()
+
+    store.add_change_listener(listen)
+    store.start_listening()
+    with heard:
+        assert heard.wait_for(lambda: None in notices, timeout=10), "the listener did not connect"
+    store.follow("test", [watched], 60)
+    (claimed,) = store.claim("w1", 1, 30.0)
+    assert claimed.task.id == unwatched
+    store.cancel(watched)
+    with heard:
+        assert heard.wait_for(lambda: any(n and watched in n for n in notices), timeout=10)
+    assert not any(n and unwatched in n for n in notices)
+    store.unfollow("test", [watched])

@@ -529,6 +529,24 @@ def test_prune_deletes_only_old_finished_tasks_with_their_history(store: Store) 
     assert store.get(waiting.id) is not None
 
 
+def test_prune_tasks_returns_the_rows_it_deleted(store: Store) -> None:
+    """Whoever keeps files for tasks outside the database learns which tasks went, with their payloads."""
+    done = store.submit(TaskSpec("noop", {"input": "uploads/a"}, tenant="t1")).task
+    _, lease = claim_one(store)
+    store.complete(lease, {"pages": 1})
+    cancelled = store.submit(TaskSpec("noop", {"input": "uploads/b"})).task
+    store.cancel(cancelled.id)
+    store.submit(TaskSpec("noop", {"input": "uploads/c"}))
+    assert store.prune_tasks(3600) == []
+    wait_for(lambda: store.now() > store.get(cancelled.id).finished_at.timestamp() + 0.05, what="time to pass")  # type: ignore[union-attr]
+    pruned = {task.id: task for task in store.prune_tasks(0.01, limit=1)}
+    pruned |= {task.id: task for task in store.prune_tasks(0.01, limit=1)}
+    assert set(pruned) == {done.id, cancelled.id} and store.prune_tasks(0.01) == []
+    assert pruned[done.id].payload == {"input": "uploads/a"} and pruned[done.id].tenant == "t1"
+    assert pruned[done.id].status is TaskStatus.COMPLETED and pruned[done.id].result == {"pages": 1}
+    assert pruned[cancelled.id].status is TaskStatus.CANCELLED
+
+
 def test_delete_removes_finished_tasks_only(store: Store) -> None:
     running = store.submit(TaskSpec("noop")).task
     claim_one(store)

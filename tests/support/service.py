@@ -15,8 +15,10 @@ from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.queue import QueueConfig, Store, Worker
 from ocrqueue.queue.metrics import QueueMetrics
+from ocrqueue.service import Tasks
 from ocrqueue.service.apikeys import ApiKeys
 from ocrqueue.service.kinds import build_registry
+from ocrqueue.service.webhooks import WebhookConfig, WebhookOutbox
 from ocrqueue.settings import Settings
 from ocrqueue.storage import LocalStorage
 from support.server import serving
@@ -34,19 +36,37 @@ class Service:
     settings: Settings
     context: ApiContext
     workers: list[Worker] = field(default_factory=list)
+    outboxes: list[WebhookOutbox] = field(default_factory=list)
 
     def client(self, token: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.url, headers=headers, timeout=30)
 
+    def webhook_config(self) -> WebhookConfig:
+        return WebhookConfig(
+            self.settings.resolved_database_url,
+            timeout_seconds=self.settings.webhook_timeout_seconds,
+            allow_private_networks=self.settings.webhook_allow_private_networks,
+            max_attempts=self.settings.webhook_max_attempts,
+            sweep_seconds=0.2,
+        )
+
     def start_worker(self) -> Worker:
-        registry = build_registry(self.storage, self.settings.document_limits(), self.settings.vlm_config())
+        """A worker for every kind, and the webhook outbox that runs beside workers (as in `serve`)."""
+        registry = build_registry(
+            self.storage, self.settings.document_limits(), self.settings.vlm_config(), self.webhook_config()
+        )
         worker = Worker(self.store, registry, FAST, metrics=QueueMetrics(CollectorRegistry()))
         worker.start()
         self.workers.append(worker)
+        outbox = self.webhook_config().outbox(self.store)
+        outbox.start()
+        self.outboxes.append(outbox)
         return worker
 
     def stop_workers(self) -> None:
+        while self.outboxes:
+            self.outboxes.pop().stop()
         while self.workers:
             worker = self.workers.pop()
             worker.stop(release_now=True)
@@ -68,13 +88,15 @@ def running_service(db_url: str, store: Store, data_dir: Path, **settings: Any) 
     config = Settings(database_url=db_url, data_dir=data_dir, _env_file=None, **chosen)  # type: ignore[call-arg]
     storage = LocalStorage(config.resolved_storage_dir)
     keys = ApiKeys(db_url)
-    context = ApiContext(config, store, storage, keys, RateLimiter(config.submit_rate_per_minute))
+    context = ApiContext(config, Tasks(store, storage, config), keys, RateLimiter(config.submit_rate_per_minute))
     service = Service("", store, storage, keys, config, context)
+    app = create_app(context)
     try:
-        with serving(create_app(context)) as url:
+        with serving(app) as url:
             service.url = url
             yield service
             service.stop_workers()
     finally:
         service.stop_workers()
+        app.state.live.close()  # what the lifespan does under `ocrqueue serve`
         keys.close()

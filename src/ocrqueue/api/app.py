@@ -17,7 +17,7 @@ from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import install_error_handlers
 from ocrqueue.api.routes import health, tasks, vision
 from ocrqueue.service.engines import configure_vlm
-from ocrqueue.service.follow import TaskFollower
+from ocrqueue.service.live import Live
 
 STATIC_DIR = Path(__file__).with_name("static")
 _MULTIPART_OVERHEAD = 1 << 20
@@ -39,7 +39,7 @@ def freeze_startup_objects() -> None:
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     freeze_startup_objects()
     yield
-    app.state.task_follower.close()
+    app.state.live.close()
 
 
 def create_app(context: ApiContext) -> FastAPI:
@@ -51,7 +51,7 @@ def create_app(context: ApiContext) -> FastAPI:
         '{"error": {"code": "...", "message": "...", "field": "..."}}.',
     )
     app.state.context = context
-    app.state.task_follower = TaskFollower(context.store)
+    app.state.live = Live(context.tasks)
     configure_vlm(context.settings.vlm_config())  # the `vlm` engine is then a valid choice on submit
     install_error_handlers(app)
     app.include_router(tasks.router)

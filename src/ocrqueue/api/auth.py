@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
 from ocrqueue.api.errors import ApiError
+from ocrqueue.service.webhooks import key_owner
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,8 @@ class Caller:
     tenant: str | None
     """None in local mode (no key was ever created): the operator sees every task."""
     rate_key: str
-    """Whom the submit rate limit counts against: the key (by hash), or "local"."""
+    """Whom the submit rate limit counts against and whose secret signs its webhooks: the key (by
+    `key_owner`, a hash), or "local"."""
 
     def can_see(self, task_tenant: str | None) -> bool:
         return self.tenant is None or self.tenant == task_tenant
@@ -43,4 +44,4 @@ async def current_caller(request: Request) -> Caller:
         tenant = await run_in_threadpool(keys.tenant_for, token.strip())
     if tenant is None:
         raise ApiError(401, "unauthorized", "the API key is unknown or revoked", headers={"WWW-Authenticate": "Bearer"})
-    return Caller(tenant, hashlib.sha256(token.strip().encode()).hexdigest()[:24])
+    return Caller(tenant, key_owner(token))

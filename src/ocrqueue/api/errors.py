@@ -10,7 +10,16 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ocrqueue.storage import StorageFullError
+from ocrqueue.service import (
+    Conflict,
+    InvalidInput,
+    NotConfigured,
+    NotFound,
+    ServiceError,
+    StorageFullError,
+    TooLarge,
+    UnsupportedInput,
+)
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +37,20 @@ _STATUS_CODES = {
     503: "unavailable",
     507: "insufficient_storage",
 }
+
+
+_SERVICE_STATUS: dict[type[ServiceError], int] = {
+    NotFound: 404,
+    Conflict: 409,
+    TooLarge: 413,
+    UnsupportedInput: 415,
+    InvalidInput: 422,
+    NotConfigured: 503,
+}
+
+
+def service_status(exc: ServiceError) -> int:
+    return next((status for kind, status in _SERVICE_STATUS.items() if isinstance(exc, kind)), 500)
 
 
 class ApiError(Exception):
@@ -58,6 +81,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         return error_response(exc.status, exc.code, exc.message, exc.field, headers=exc.headers)
+
+    @app.exception_handler(ServiceError)
+    async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
+        return error_response(service_status(exc), exc.code, exc.message, exc.field)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -8,23 +8,24 @@ from collections.abc import AsyncIterator
 from fastapi import Request
 
 from ocrqueue.api.schemas import task_out
-from ocrqueue.queue import Store, Task
-from ocrqueue.service.follow import Signal, TaskFollower, list_changes, task_updates
+from ocrqueue.service import TaskView
+from ocrqueue.service.live import Live, Signal, TaskStream
 
 KEEPALIVE_SECONDS = 15.0
 LIST_WINDOW = 100
 
 
-def _frame(event: str, task: Task) -> str:
+def _frame(event: str, task: TaskView) -> str:
     data = json.dumps(task_out(task).model_dump(mode="json", by_alias=True))
     return f"event: {event}\ndata: {data}\n\n"
 
 
-async def task_event_stream(request: Request, follower: TaskFollower, task: Task) -> AsyncIterator[str]:
+async def task_event_stream(request: Request, stream: TaskStream) -> AsyncIterator[str]:
     """Sends the task, then again each time it changed, and `end` once it is finished."""
     yield "retry: 2000\n\n"
+    task = stream.task
     yield _frame("task", task)
-    async for update in task_updates(follower, task, KEEPALIVE_SECONDS):
+    async for update in stream.updates(KEEPALIVE_SECONDS):
         if await request.is_disconnected():
             return
         if update is Signal.DELETED:
@@ -38,12 +39,10 @@ async def task_event_stream(request: Request, follower: TaskFollower, task: Task
     yield _frame("end", task)
 
 
-async def tasks_event_stream(
-    request: Request, follower: TaskFollower, store: Store, tenant: str | None
-) -> AsyncIterator[str]:
+async def tasks_event_stream(request: Request, live: Live, tenant: str | None) -> AsyncIterator[str]:
     """The caller's newest tasks: a `task` event whenever one appears or changes, `deleted` when one goes."""
     yield "retry: 2000\n\n"
-    async for changes in list_changes(follower, store, tenant, LIST_WINDOW, KEEPALIVE_SECONDS):
+    async for changes in live.list_changes(tenant, LIST_WINDOW, KEEPALIVE_SECONDS):
         if await request.is_disconnected():
             return
         if changes is None:

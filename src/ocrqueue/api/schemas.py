@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ocrqueue.queue import Event, Task
+from ocrqueue.service import EventView, TaskView, VisionPayload
 
 
 class Progress(BaseModel):
@@ -32,10 +32,19 @@ class EventOut(BaseModel):
 class ResultLinks(BaseModel):
     markdown: str
     json_: str = Field(alias="json")
+    pdf: str = Field(description="The searchable PDF: the original pages with an invisible text layer.")
     pages: int
     selected_pages: str | None = Field(
         default=None, description="The page numbers the result holds when only some were asked for, e.g. 1-5,9."
     )
+
+
+class WebhookOut(BaseModel):
+    """A callback the task has: its latest delivery is itself a task (kind `webhook`) with a history."""
+
+    url: str
+    delivery_task_id: str | None
+    delivery_status: str | None
 
 
 class AnswerOut(BaseModel):
@@ -70,6 +79,8 @@ class TaskOut(BaseModel):
     """Set for completed tasks of kind `vision`."""
     question: str | None = None
     """Set for tasks of kind `vision`: the question asked about the image."""
+    webhooks: list[WebhookOut] | None = None
+    """Set by GET /api/v1/tasks/{id} for a task submitted with `callback_url`."""
 
 
 class TaskListOut(BaseModel):
@@ -87,28 +98,25 @@ class ErrorOut(BaseModel):
     error: ErrorDetail
 
 
-def task_out(task: Task, events: list[Event] | None = None, *, events_truncated: bool = False) -> TaskOut:
-    payload = task.payload if isinstance(task.payload, dict) else {}
+def task_out(task: TaskView, events: list[EventView] | None = None, *, events_truncated: bool = False) -> TaskOut:
     result = None
-    if task.status == "completed" and task.kind == "ocr":
+    if task.document_pages is not None:
         base = f"/api/v1/tasks/{task.id}/result"
-        pages = task.result.get("pages", 0) if isinstance(task.result, dict) else 0
-        selected = task.result.get("selected_pages") if isinstance(task.result, dict) else None
         result = ResultLinks(
-            markdown=f"{base}?format=markdown", json=f"{base}?format=json", pages=pages, selected_pages=selected
+            markdown=f"{base}?format=markdown",
+            json=f"{base}?format=json",
+            pdf=f"{base}?format=pdf",
+            pages=task.document_pages,
+            selected_pages=task.selected_pages,
         )
     answer = None
-    if task.status == "completed" and task.kind == "vision" and isinstance(task.result, dict):
-        answer = AnswerOut(
-            text=str(task.result.get("answer", "")),
-            model=task.result.get("model"),
-            truncated=bool(task.result.get("truncated", False)),
-        )
+    if task.answer is not None:
+        answer = AnswerOut(text=task.answer.text, model=task.answer.model, truncated=task.answer.truncated)
     return TaskOut(
         id=task.id,
         kind=task.kind,
         status=str(task.status),
-        filename=payload.get("filename"),
+        filename=task.filename,
         priority=task.priority,
         attempts=task.attempts,
         max_attempts=task.max_attempts,
@@ -121,12 +129,12 @@ def task_out(task: Task, events: list[Event] | None = None, *, events_truncated:
         finished_at=task.finished_at,
         updated_at=task.updated_at,
         events=[
-            EventOut(type=str(e.type), at=e.at, attempt=e.attempt, worker_id=e.worker_id, detail=dict(e.detail))
+            EventOut(type=e.type, at=e.at, attempt=e.attempt, worker_id=e.worker_id, detail=dict(e.detail))
             for e in events
         ]
         if events is not None
         else None,
         events_truncated=events_truncated if events is not None else None,
         answer=answer,
-        question=payload.get("question") if task.kind == "vision" else None,
+        question=task.payload.question if isinstance(task.payload, VisionPayload) else None,
     )

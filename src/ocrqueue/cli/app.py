@@ -4,35 +4,39 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar, cast
 
+import httpx
 import typer
 from rich.console import Console
 from rich.table import Column, Table
 
-from ocrqueue.cli import documents, server
+from ocrqueue.cli import documents, remote, server
 from ocrqueue.cli.keys import keys_app
-from ocrqueue.cli.runtime import (
-    configure_logging,
-    open_configured_store,
-    open_storage,
+from ocrqueue.cli.runtime import configure_logging
+from ocrqueue.client import ClientError
+from ocrqueue.service import ANY_TENANT, Conflict, NotFound, ResultFormat, TaskStatus, TaskView
+from ocrqueue.service.live import Live
+from ocrqueue.service.runtime import (
+    REPLACE_EXIT_CODE,
+    keep_page_buffers,
+    kind_names,
+    new_worker,
+    open_tasks,
     prepare_database,
     run_workers_until_signalled,
     serve_metrics,
+    stop_with_parent,
     supervise_until_signalled,
     supervisor,
-    task_registry,
+    webhook_outbox,
 )
-from ocrqueue.documents import keep_page_buffers
-from ocrqueue.queue import QueueConfig, TaskSpec, TaskStatus, Worker
-from ocrqueue.queue.migrate import current_revision, head_revision
-from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
-from ocrqueue.queue.supervisor import stop_with_parent
-from ocrqueue.service.follow import TaskFollower, wait_for_tasks
-from ocrqueue.service.keys import result_json_key, result_markdown_key
-from ocrqueue.service.ocr_task import OCR_KIND
+from ocrqueue.service.schema import newest_queue_revision, queue_revision
 from ocrqueue.settings import Settings
+
+T = TypeVar("T")
 
 app = typer.Typer(
     help="ocrqueue: a self-hosted document OCR service on a durable task queue.\n\n"
@@ -55,13 +59,11 @@ EXIT_NOT_FOUND = 3
 
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Log debug messages.")]
 Concurrency = Annotated[
-    int | None, typer.Option("--concurrency", "-c", min=1, help="Task slots per worker [default: settings].")
+    int | None, typer.Option("--concurrency", "-c", min=1, help="Task slots per worker.", show_default="settings")
 ]
 Kinds = Annotated[
-    list[str] | None, typer.Option("--kind", "-k", help="Task kind to claim; repeat for several [default: all].")
+    list[str] | None, typer.Option("--kind", "-k", help="Task kind to claim; repeat for several.", show_default="all")
 ]
-
-
 Processes = Annotated[
     int | None,
     typer.Option(
@@ -69,22 +71,11 @@ Processes = Annotated[
         "-p",
         min=0,
         help="Worker processes to run under this one, each replaced when it exits or crashes "
-        "[default: settings.worker_processes; 0: work in this process].",
+        "(0: work in this process).",
+        show_default="settings.worker_processes",
     ),
 ]
 WorkerId = Annotated[str | None, typer.Option(hidden=True, help="Given by a supervising process.")]
-
-
-def _worker(
-    settings: Settings, concurrency: int | None, kinds: list[str] | None, worker_id: str | None = None
-) -> Worker:
-    config = settings.queue_config()
-    if concurrency is not None:
-        config = QueueConfig(**{**config.__dict__, "concurrency": concurrency})
-    store = open_configured_store(settings)
-    return Worker(
-        store, task_registry(settings), config, kinds=kinds or settings.worker_kinds or None, worker_id=worker_id
-    )
 
 
 @app.command()
@@ -106,18 +97,27 @@ def worker(
     count = settings.worker_processes if processes is None else processes
     if count > 0:
         slots = concurrency or settings.worker_concurrency
-        supervising = supervisor(settings, count, slots, kinds or settings.worker_kinds, verbose)
-        console.print(f"supervising {count} worker process(es) of {slots} slot(s) each")
-        serve_metrics(settings, supervising.store)
-        supervise_until_signalled(supervising)
+        with open_tasks(settings) as tasks:
+            supervising = supervisor(tasks, settings, count, slots, kinds or settings.worker_kinds, verbose)
+            console.print(f"supervising {count} worker process(es) of {slots} slot(s) each")
+            serve_metrics(settings, tasks)
+            supervise_until_signalled(supervising)
         return
     if worker_id is not None:  # started by a supervisor: stop when it is gone
         stop_with_parent()
     keep_page_buffers(settings.page_buffer_keep_mb)
-    runner = _worker(settings, concurrency, kinds, worker_id)
-    console.print(f"worker {runner.worker_id} on {runner.store.backend}, kinds: {', '.join(runner.kinds)}")
-    serve_metrics(settings, runner.store)
-    run_workers_until_signalled([runner])
+    with open_tasks(settings) as tasks:
+        runner = new_worker(
+            tasks,
+            settings,
+            concurrency=concurrency,
+            kinds=kinds or settings.worker_kinds or None,
+            worker_id=worker_id,
+        )
+        console.print(f"worker {runner.worker_id} on {tasks.backend}, kinds: {', '.join(runner.kinds)}")
+        serve_metrics(settings, tasks)
+        with webhook_outbox(settings, tasks.store):
+            run_workers_until_signalled([runner])
     if runner.replace_reason is not None:
         raise typer.Exit(REPLACE_EXIT_CODE)
 
@@ -130,7 +130,7 @@ def db_upgrade() -> None:
     """
     settings = Settings()
     url = prepare_database(settings.model_copy(update={"auto_migrate": True}))
-    console.print(f"schema at revision {current_revision(url)} (newest {head_revision()})")
+    console.print(f"schema at revision {queue_revision(url)} (newest {newest_queue_revision()})")
 
 
 @db_app.command("current")
@@ -140,25 +140,26 @@ def db_current() -> None:
     Example: ocrqueue db current
     """
     settings = Settings()
-    revision = current_revision(settings.resolved_database_url)
-    console.print(f"database: {revision or 'empty'}; newest: {head_revision()}")
-    if revision != head_revision():
+    revision = queue_revision(settings.resolved_database_url)
+    console.print(f"database: {revision or 'empty'}; newest: {newest_queue_revision()}")
+    if revision != newest_queue_revision():
         raise typer.Exit(EXIT_FAILED)
 
 
 @db_app.command("prune")
 def db_prune(
-    days: Annotated[float | None, typer.Option(help="Age in days [default: settings.prune_after_days].")] = None,
+    days: Annotated[
+        float | None,
+        typer.Option(help="Age in days (0: every finished task).", show_default="settings.prune_after_days"),
+    ] = None,
 ) -> None:
     """Delete finished tasks (with their history) older than the given age.
 
     Example: ocrqueue db prune --days 7
     """
     settings = Settings()
-    store = open_configured_store(settings)
-    total = 0
-    while deleted := store.prune((days or settings.prune_after_days) * 86400):
-        total += deleted
+    with open_tasks(settings) as tasks:
+        total = tasks.prune(settings.prune_after_days if days is None else days)
     console.print(f"pruned {total} task(s)")
 
 
@@ -180,13 +181,13 @@ def tasks_enqueue(
         console.print(f"[red]--payload is not valid JSON: {exc}[/red]")
         raise typer.Exit(2) from exc
     settings = Settings()
-    known = task_registry(settings)
+    known = kind_names(settings)
     if kind not in known:
-        console.print(f"[red]unknown task kind {kind!r}; known: {', '.join(known.names())}[/red]")
+        console.print(f"[red]unknown task kind {kind!r}; known: {', '.join(known)}[/red]")
         raise typer.Exit(2)
-    store = open_configured_store(settings)
-    specs = [TaskSpec(kind, body, priority=priority, dedup_key=dedup_key) for _ in range(count)]
-    for result in store.submit_many(specs):
+    with open_tasks(settings) as tasks:
+        submitted = tasks.enqueue(kind, body, count=count, priority=priority, dedup_key=dedup_key)
+    for result in submitted:
         console.print(f"{result.task.id} {'created' if result.created else 'existing'}")
 
 
@@ -195,13 +196,19 @@ def tasks_list(
     status: Annotated[list[TaskStatus] | None, typer.Option(help="Filter by status; repeatable.")] = None,
     limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
     cursor: Annotated[str | None, typer.Option(help="Continue after this task id.")] = None,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
 ) -> None:
     """List tasks, newest first.
 
     Example: ocrqueue tasks list --status dead_letter --limit 50
     """
-    store = open_configured_store(Settings())
-    page = store.list_tasks(statuses=status, limit=limit, cursor=cursor)
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            _remote(lambda: remote.tasks_list(client, [str(s) for s in status or []], limit))
+        return
+    with open_tasks(Settings()) as tasks:
+        page = tasks.list(statuses=status, limit=limit, cursor=cursor)
     table = Table("kind", "status", "attempts", "progress", "error")
     table.columns.insert(0, Column("id", no_wrap=True, min_width=36))
     for t in page.tasks:
@@ -213,20 +220,26 @@ def tasks_list(
 
 
 @tasks_app.command("show")
-def tasks_show(task_id: str) -> None:
+def tasks_show(task_id: str, server: remote.Server = None, api_key: remote.ApiKey = None) -> None:
     """Show one task with its event history.
 
     Example: ocrqueue tasks show 01a2269d-108c-73d7-8d61-d464655ea577
     """
-    store = open_configured_store(Settings())
-    task = store.get(task_id)
-    if task is None:
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            _remote(lambda: remote.tasks_show(client, task_id))
+        return
+    try:
+        with open_tasks(Settings()) as tasks:
+            task = tasks.get(task_id, ANY_TENANT)
+            events = tasks.events(task_id)
+    except NotFound as exc:
         console.print(f"[red]no task {task_id}[/red]")
-        raise typer.Exit(EXIT_NOT_FOUND)
-    for name, value in task.__dict__.items():
+        raise typer.Exit(EXIT_NOT_FOUND) from exc
+    for name, value in _shown_fields(task).items():
         console.print(f"[bold]{name}[/bold]: {value}")
     table = Table("at", "event", "attempt", "token", "worker", "detail")
-    for e in store.events(task_id):
+    for e in events:
         table.add_row(
             e.at.isoformat(), e.type, str(e.attempt), str(e.lease_token), e.worker_id or "", json.dumps(e.detail)
         )
@@ -234,57 +247,82 @@ def tasks_show(task_id: str) -> None:
 
 
 @tasks_app.command("cancel")
-def tasks_cancel(task_id: str) -> None:
+def tasks_cancel(task_id: str, server: remote.Server = None, api_key: remote.ApiKey = None) -> None:
     """Cancel a task: pending ones at once, running ones at their worker's next check.
 
     Example: ocrqueue tasks cancel 01a2269d-108c-73d7-8d61-d464655ea577
     """
-    with open_configured_store(Settings()) as store:
-        task = store.cancel(task_id)
-    if task is None:
-        console.print(f"[red]no task {task_id}[/red]")
-        raise typer.Exit(EXIT_NOT_FOUND)
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            cancelled = _remote(lambda: client.cancel(task_id))
+        requested = " (cancel requested)" if cancelled.data.get("cancel_requested") else ""
+        console.print(f"{cancelled.id}: {cancelled.status}{requested}")
+        return
+    with open_tasks(Settings()) as tasks:
+        try:
+            task = tasks.cancel(task_id)
+        except NotFound as exc:
+            console.print(f"[red]no task {task_id}[/red]")
+            raise typer.Exit(EXIT_NOT_FOUND) from exc
+        except Conflict:
+            task = tasks.get(task_id)  # already finished: nothing to cancel
     console.print(f"{task.id}: {task.status}{' (cancel requested)' if task.cancel_requested else ''}")
 
 
 @tasks_app.command("retry")
-def tasks_retry(task_id: str) -> None:
+def tasks_retry(task_id: str, server: remote.Server = None, api_key: remote.ApiKey = None) -> None:
     """Move a dead-lettered task back to pending with fresh attempts.
 
     Example: ocrqueue tasks retry 01a2269d-108c-73d7-8d61-d464655ea577
     """
-    with open_configured_store(Settings()) as store:
-        task = store.requeue(task_id)
-    if task is None:
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            retried = _remote(lambda: client.retry(task_id))
+        console.print(f"{retried.id}: {retried.status}")
+        return
+    try:
+        with open_tasks(Settings()) as tasks:
+            task = tasks.retry(task_id)
+    except (NotFound, Conflict) as exc:
         console.print(f"[red]task {task_id} is not in dead_letter[/red]")
-        raise typer.Exit(EXIT_FAILED)
+        raise typer.Exit(EXIT_FAILED) from exc
     console.print(f"{task.id}: {task.status}")
 
 
 @tasks_app.command("result")
 def tasks_result(
     task_id: str,
-    format: Annotated[str, typer.Option("--format", "-f", help="markdown or json.")] = "markdown",
+    format: Annotated[str, typer.Option("--format", "-f", help="markdown (md), json or pdf.")] = "markdown",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
 ) -> None:
-    """Print (or save) a completed OCR task's Markdown or JSON.
+    """Print (or save) a completed OCR task's Markdown, JSON or searchable PDF.
 
-    Example: ocrqueue tasks result 01a2…-…  -f json -o contract.json
+    Example: ocrqueue tasks result 01a2…-…  -f pdf -o contract.pdf
     """
-    if format not in ("markdown", "json"):
-        console.print("[red]--format must be markdown or json[/red]")
+    format = "markdown" if format == "md" else format
+    if format not in ("markdown", "json", "pdf"):
+        console.print("[red]--format must be markdown, json or pdf[/red]")
         raise typer.Exit(2)
-    settings = Settings()
-    with open_configured_store(settings) as store:
-        task = store.get(task_id)
-    if task is None:
-        console.print(f"[red]no task {task_id}[/red]")
-        raise typer.Exit(EXIT_NOT_FOUND)
-    if task.status is not TaskStatus.COMPLETED or task.kind != OCR_KIND:
-        console.print(f"[red]task {task_id} is a {task.kind} task in {task.status}; no document result[/red]")
-        raise typer.Exit(EXIT_FAILED)
-    key = result_json_key(task.id) if format == "json" else result_markdown_key(task.id)
-    data = open_storage(settings).get(key)
+    if format == "pdf" and output is None:
+        console.print("[red]a PDF needs --output FILE[/red]")
+        raise typer.Exit(2)
+    chosen = cast(ResultFormat, format)
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            _remote(lambda: remote.tasks_result(client, task_id, chosen, output))
+        return
+    with open_tasks(Settings()) as tasks:
+        try:
+            data = tasks.result(task_id, chosen)
+        except NotFound as exc:
+            console.print(f"[red]no task {task_id}[/red]")
+            raise typer.Exit(EXIT_NOT_FOUND) from exc
+        except Conflict as exc:
+            task = tasks.get(task_id)
+            console.print(f"[red]task {task_id} is a {task.kind} task in {task.status}; no document result[/red]")
+            raise typer.Exit(EXIT_FAILED) from exc
     if output is None:
         sys.stdout.write(data.decode())
     else:
@@ -293,18 +331,26 @@ def tasks_result(
 
 
 @tasks_app.command("wait")
-def tasks_wait(task_id: str, timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 600.0) -> None:
+def tasks_wait(
+    task_id: str,
+    timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 600.0,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
+) -> None:
     """Wait until a task reaches a terminal state; exit 0 only if it completed.
 
     Example: ocrqueue tasks wait 01a2269d-108c-73d7-8d61-d464655ea577 --timeout 60
     """
-    store = open_configured_store(Settings())
-    follower = TaskFollower(store)
-    try:
-        task = wait_for_tasks(follower, [task_id], timeout)[task_id]
-    finally:
-        follower.close()
-        store.close()  # and with it the store's listening connection
+    if (client := remote.remote_client(server, api_key)) is not None:
+        with client:
+            code = _remote(lambda: remote.tasks_wait(client, task_id, timeout))
+        raise typer.Exit(code)
+    with open_tasks(Settings()) as tasks:  # closing the store closes its listening connection
+        live = Live(tasks)
+        try:
+            task = live.wait([task_id], timeout)[task_id]
+        finally:
+            live.close()
     if task is None:
         raise typer.Exit(EXIT_NOT_FOUND)
     if not task.status.terminal:
@@ -313,6 +359,21 @@ def tasks_wait(task_id: str, timeout: Annotated[float, typer.Option(help="Second
     console.print(f"{task.id}: {task.status} {task.error_message or ''}")
     if task.status is not TaskStatus.COMPLETED:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _shown_fields(task: TaskView) -> dict[str, object]:
+    """The task as `tasks show` prints it: its fields, with the payload as stored."""
+    shown = {name: getattr(task, name) for name in TaskView.__dataclass_fields__}
+    shown["payload"] = shown.pop("raw_payload")
+    return shown
+
+
+def _remote(call: Callable[[], T]) -> T:
+    """Run a request to the server, turning its failure into a message and an exit code."""
+    try:
+        return call()
+    except (ClientError, httpx.HTTPError) as exc:
+        raise remote.fail(exc) from exc
 
 
 def main() -> None:

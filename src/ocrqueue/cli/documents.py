@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 from typing import Annotated
 
@@ -10,33 +11,33 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from ocrqueue.cli.runtime import open_configured_store, open_storage
-from ocrqueue.documents import (
-    DocumentError,
-    PageRangeError,
+from ocrqueue.cli import remote
+from ocrqueue.service import (
+    InvalidInput,
     ProcessOptions,
-    ResultWriter,
-    keep_page_buffers,
-    open_document,
-    process_page,
+    ServiceError,
+    Submission,
+    Tasks,
+    TaskStatus,
+    TaskView,
+    ocr_options,
 )
-from ocrqueue.queue import Task, TaskStatus
-from ocrqueue.service.follow import TaskFollower, wait_for_tasks
-from ocrqueue.service.submission import Submission, submit_document
+from ocrqueue.service.convert import convert_file
+from ocrqueue.service.live import Live
+from ocrqueue.service.runtime import keep_page_buffers, open_tasks
 from ocrqueue.settings import Settings
-from ocrqueue.storage import TooLargeUploadError
 
 console = Console()
 EXIT_FAILED = 1
 
 Files = Annotated[list[Path], typer.Argument(exists=True, dir_okay=False, readable=True, help="PDFs or images.")]
 Mode = Annotated[str, typer.Option(help="auto: text layer where good, OCR elsewhere; ocr; text.")]
-Engine = Annotated[str | None, typer.Option(help="OCR engine [default: settings.default_engine].")]
+Engine = Annotated[str | None, typer.Option(help="OCR engine.", show_default="settings.default_engine")]
 Languages = Annotated[
-    list[str] | None, typer.Option("--lang", "-l", help="OCR language, repeatable [default: settings].")
+    list[str] | None, typer.Option("--lang", "-l", help="OCR language, repeatable.", show_default="settings")
 ]
-Dpi = Annotated[int | None, typer.Option(help="Render resolution for OCR [default: settings.render_dpi].")]
-Pages = Annotated[str | None, typer.Option(help="Only these pages, numbered from 1, e.g. 1-5,9 [default: all].")]
+Dpi = Annotated[int | None, typer.Option(help="Render resolution for OCR.", show_default="settings.render_dpi")]
+Pages = Annotated[str | None, typer.Option(help="Only these pages, numbered from 1, e.g. 1-5,9.", show_default="all")]
 
 
 def _options(
@@ -48,22 +49,29 @@ def _options(
     pages: str | None = None,
 ) -> ProcessOptions:
     try:
-        return ProcessOptions(
-            mode=mode,  # type: ignore[arg-type]
-            engine=engine or settings.default_engine,
-            languages=tuple(languages or settings.default_languages),
-            dpi=dpi or settings.render_dpi,
-            pages=pages,
-        )
-    except DocumentError as exc:
-        console.print(f"[red]{exc}[/red]")
+        return ocr_options(settings, mode=mode, engine=engine, languages=languages, dpi=dpi, pages=pages)
+    except InvalidInput as exc:
+        console.print(f"[red]{exc.message}[/red]")
         raise typer.Exit(2) from exc
+
+
+def _set_total(progress: Progress, bar: TaskID, total: int) -> None:
+    progress.update(bar, total=total)
 
 
 def _progress() -> Progress:
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     )
+
+
+def _formats(given: list[str] | None) -> set[str]:
+    chosen = {"markdown" if f == "md" else f for f in (given or ["md", "json"])}
+    unknown = chosen - {"markdown", "json", "pdf"}
+    if unknown:
+        console.print(f"[red]unknown --format {', '.join(sorted(unknown))}: use md, json or pdf[/red]")
+        raise typer.Exit(2)
+    return chosen
 
 
 def convert(
@@ -74,65 +82,41 @@ def convert(
     languages: Languages = None,
     dpi: Dpi = None,
     pages: Pages = None,
+    formats: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--format", "-f", help="md, json or pdf (searchable PDF); repeatable.", show_default="md and json"
+        ),
+    ] = None,
 ) -> None:
-    """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json and figure crops beside them.
+    """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json, .pdf and figure crops beside them.
 
     Pages are written as they are read, so memory stays flat however long the document.
-    Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim --pages 1-5,9
+    Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim -f md -f pdf --pages 1-5,9
     """
     settings = Settings()
     options = _options(settings, mode, engine, languages, dpi, pages)
+    wanted = _formats(formats)
     keep_page_buffers(settings.page_buffer_keep_mb)
     failed = 0
     with _progress() as progress:
         for path in files:
             bar = progress.add_task(path.name, total=None)
             try:
-                _convert_one(path, output / path.stem, options, settings, progress, bar)
-            except DocumentError as exc:
+                convert_file(
+                    path,
+                    output / path.stem,
+                    options,
+                    settings.document_limits(),
+                    wanted,
+                    on_opened=functools.partial(_set_total, progress, bar),
+                    on_page=functools.partial(progress.advance, bar),
+                )
+            except InvalidInput as exc:
                 progress.update(bar, description=f"[red]{path.name}: {exc}[/red]")
                 failed += 1
     if failed:
         raise typer.Exit(EXIT_FAILED)
-
-
-def _convert_one(
-    path: Path,
-    target: Path,
-    options: ProcessOptions,
-    settings: Settings,
-    progress: Progress,
-    bar: TaskID,
-) -> None:
-    """Read `path` page by page into TARGET/<stem>.json and .md (written under temporary names and
-    renamed when complete, so a failed file leaves no half result behind)."""
-    with open_document(path, settings.document_limits()) as document:
-        meta = dataclasses.replace(document.meta, pages=options.pages)
-        wanted = options.page_indices(meta.page_count)
-        progress.update(bar, total=len(wanted))
-        target.mkdir(parents=True, exist_ok=True)
-        json_path, markdown_path = target / f"{path.stem}.json", target / f"{path.stem}.md"
-        json_tmp, markdown_tmp = (
-            json_path.with_name(f".{json_path.name}.tmp"),
-            markdown_path.with_name(f".{markdown_path.name}.tmp"),
-        )
-        try:
-            with (
-                json_tmp.open("wb") as json_out,
-                markdown_tmp.open("wb") as markdown_out,
-                ResultWriter(meta, json_out, markdown_out, indent=2, expected=wanted) as writer,
-            ):
-                for page in document.select(wanted):
-                    result = process_page(page, options)
-                    for name, data in result.images.items():
-                        (target / name).write_bytes(data)
-                    writer.add(result)
-                    progress.advance(bar)
-            json_tmp.replace(json_path)
-            markdown_tmp.replace(markdown_path)
-        finally:
-            json_tmp.unlink(missing_ok=True)
-            markdown_tmp.unlink(missing_ok=True)
 
 
 def submit(
@@ -145,38 +129,80 @@ def submit(
     priority: Annotated[int, typer.Option(help="Higher runs first.")] = 0,
     force: Annotated[bool, typer.Option(help="Run again even if the same file and options were submitted.")] = False,
     pages: Pages = None,
+    server: remote.Server = None,
+    api_key: remote.ApiKey = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", file_okay=False, help="With --server: wait, then write results here."),
+    ] = None,
+    formats: Annotated[
+        list[str] | None,
+        typer.Option("--format", "-f", help="With --output: md, json or pdf; repeatable.", show_default="md"),
+    ] = None,
+    callback_url: Annotated[
+        str | None, typer.Option(help="With --server: POSTed a signed JSON body when each task ends.")
+    ] = None,
 ) -> None:
-    """Queue files for OCR on the configured database and storage (workers anywhere pick them up).
+    """Queue files for OCR: on a server over HTTP (--server, no database or storage needed), or
+    directly on the configured database and storage (workers anywhere pick them up).
 
-    Example: ocrqueue submit contract.pdf --lang eng --wait
+    Examples: ocrqueue submit contract.pdf --lang eng --wait |
+    ocrqueue submit scan.pdf --server http://ocr:8000 --api-key oq_… -o out/ -f md -f pdf
     """
     settings = Settings()
+    client = remote.remote_client(server, api_key)
+    if client is not None:
+        with client:
+            code = remote.submit_remote(
+                client,
+                files,
+                wait=wait,
+                output=output,
+                formats=sorted(_formats(formats or ["md"])),  # type: ignore[arg-type]
+                mode=mode,
+                engine=engine,
+                languages=languages,
+                dpi=dpi,
+                pages=pages,
+                priority=priority,
+                force=force,
+                callback_url=callback_url,
+            )
+        raise typer.Exit(code)
+    if output is not None or callback_url is not None:
+        console.print("[red]--output and --callback-url need --server (or use `ocrqueue tasks result`)[/red]")
+        raise typer.Exit(2)
     options = _options(settings, mode, engine, languages, dpi, pages)
-    store = open_configured_store(settings)
-    storage = open_storage(settings)
+    with open_tasks(settings) as tasks:
+        task_ids = _queue(tasks, files, Submission("", options, priority=priority, force=force))
+        failures = len(files) - len(task_ids)
+        if wait:
+            failures += _follow(tasks, task_ids)
+    if failures:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _queue(tasks: Tasks, files: list[Path], submission: Submission) -> dict[str, str]:
+    """Submit each file; the new (or existing) tasks' ids and file names."""
     task_ids: dict[str, str] = {}
     for path in files:
         with path.open("rb") as stream:
             try:
-                result = submit_document(
-                    store,
-                    storage,
-                    stream,
-                    Submission(path.name, options, priority=priority, force=force),
-                    settings.max_upload_bytes,
-                )
-            except (TooLargeUploadError, PageRangeError) as exc:
-                console.print(f"[red]{path.name}: {exc}[/red]")
+                result = tasks.submit_document(stream, dataclasses.replace(submission, filename=path.name))
+            except ServiceError as exc:
+                console.print(f"[red]{path.name}: {exc.message}[/red]")
                 continue
         task_ids[result.task.id] = path.name
         console.print(f"{result.task.id} {path.name} {'queued' if result.created else 'already ' + result.task.status}")
-    if not wait:
-        raise typer.Exit(0 if len(task_ids) == len(files) else EXIT_FAILED)
-    failures = len(files) - len(task_ids)
+    return task_ids
+
+
+def _follow(tasks: Tasks, task_ids: dict[str, str]) -> int:
+    """Show progress until every task finished; how many did not complete."""
     with _progress() as progress:
         bars = {task_id: progress.add_task(name, total=None) for task_id, name in task_ids.items()}
 
-        def show(task_id: str, task: Task | None) -> None:
+        def show(task_id: str, task: TaskView | None) -> None:
             if task is None:
                 progress.update(bars[task_id], description=f"[red]{task_ids[task_id]}: deleted")
                 return
@@ -185,12 +211,9 @@ def submit(
                 description = f"[red]{task_ids[task_id]}: {task.status} {task.error_message}"
                 progress.update(bars[task_id], description=description)
 
-        follower = TaskFollower(store)
+        live = Live(tasks)
         try:
-            last = wait_for_tasks(follower, task_ids, timeout=None, on_update=show)
+            last = live.wait(task_ids, timeout=None, on_update=show)
         finally:
-            follower.close()
-            store.close()  # and with it the store's listening connection
-        failures += sum(1 for task in last.values() if task is None or task.status is not TaskStatus.COMPLETED)
-    if failures:
-        raise typer.Exit(EXIT_FAILED)
+            live.close()
+    return sum(1 for task in last.values() if task is None or task.status is not TaskStatus.COMPLETED)

@@ -8,8 +8,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ocrqueue.cli.runtime import prepare_database
+from ocrqueue.service import WebhookStore
 from ocrqueue.service.apikeys import ApiKeys
+from ocrqueue.service.runtime import prepare_database
 from ocrqueue.settings import Settings
 
 keys_app = typer.Typer(help="API keys: once one exists, every API call needs one.", no_args_is_help=True)
@@ -25,13 +26,38 @@ def create(
     tenant: Annotated[str, typer.Option(help="Whose tasks this key sees, cancels and downloads.")],
     name: Annotated[str, typer.Option(help="A note to recognise the key by.")] = "",
 ) -> None:
-    """Create a key and print its token once (it is stored only as a hash).
+    """Create a key and print its token once (it is stored only as a hash), then the secret that signs
+    the webhooks of its tasks (shown once too).
 
     Example: ocrqueue keys create --tenant acme --name "scanner upload"
     """
-    key, token = _keys().create(tenant, name)
+    keys = _keys()
+    first = not keys.auth_required()
+    key, token, webhook_secret = keys.create_with_webhook_secret(tenant, name)
+    keys.close()
+    if first:
+        console.print(
+            "[yellow]the first key: from now on every API call needs one (a running `ocrqueue serve` asks "
+            "from its next request); restart serve to listen beyond 127.0.0.1[/yellow]",
+            highlight=False,
+        )
     console.print(f"key {key.id} for tenant {key.tenant}:")
     print(token)
+    console.print("webhook signing secret (Standard Webhooks), for callback_url receivers:")
+    print(webhook_secret)
+
+
+@keys_app.command("webhook-secret")
+def webhook_secret() -> None:
+    """Print the secret that signs webhooks of tasks submitted in local mode (no API key).
+
+    Example: ocrqueue keys webhook-secret
+    """
+    hooks = WebhookStore(prepare_database(Settings()))
+    try:
+        print(hooks.local_secret())
+    finally:
+        hooks.close()
 
 
 @keys_app.command("list")

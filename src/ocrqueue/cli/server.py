@@ -1,4 +1,4 @@
-"""`ocrqueue serve`: the HTTP API and web page, with embedded workers unless told otherwise."""
+"""`ocrqueue serve`: the HTTP API and web page, with supervised worker processes unless told otherwise."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from rich.console import Console
 
 from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
-from ocrqueue.cli.runtime import configure_logging, open_configured_store, open_storage, serve_metrics, supervisor
-from ocrqueue.queue.supervisor import Supervisor
+from ocrqueue.cli.runtime import configure_logging
 from ocrqueue.service.apikeys import ApiKeys
+from ocrqueue.service.runtime import Supervisor, open_tasks, serve_metrics, supervisor
 from ocrqueue.settings import Settings
 
 console = Console()
@@ -30,12 +30,14 @@ def _is_loopback(host: str) -> bool:
 
 
 def serve(
-    host: Annotated[str | None, typer.Option(help="Listen address [default: settings.host, 127.0.0.1].")] = None,
-    port: Annotated[int | None, typer.Option(help="Listen port [default: settings.port, 8000].")] = None,
+    host: Annotated[str | None, typer.Option(help="Listen address.", show_default="settings.host, 127.0.0.1")] = None,
+    port: Annotated[int | None, typer.Option(help="Listen port.", show_default="settings.port, 8000")] = None,
     workers: Annotated[
         int | None,
         typer.Option(
-            min=1, help="Worker processes started under this one, one task slot each [default: the number of CPUs]."
+            min=1,
+            help="Worker processes started under this one, one task slot each.",
+            show_default="the number of CPUs",
         ),
     ] = None,
     no_workers: Annotated[
@@ -54,8 +56,7 @@ def serve(
     """
     configure_logging(verbose)
     settings = Settings()
-    store = open_configured_store(settings)
-    storage = open_storage(settings)
+    tasks = open_tasks(settings)
     keys = ApiKeys(settings.resolved_database_url)
     listen_host = host or settings.host
     if not keys.auth_required():
@@ -66,19 +67,19 @@ def serve(
         )
         listen_host = "127.0.0.1"
     listen_port = port or settings.port
-    context = ApiContext(settings, store, storage, keys, RateLimiter(settings.submit_rate_per_minute))
+    context = ApiContext(settings, tasks, keys, RateLimiter(settings.submit_rate_per_minute))
     supervising: Supervisor | None = None
     if not no_workers:
         processes = workers or os.cpu_count() or 1
-        supervising = supervisor(settings, processes, 1, settings.worker_kinds, verbose)
-    serve_metrics(settings, store)
+        supervising = supervisor(tasks, settings, processes, 1, settings.worker_kinds, verbose)
+    serve_metrics(settings, tasks)
     if supervising is not None:
         supervising.start()
     shown = f"[{listen_host}]" if ":" in listen_host else listen_host
     console.print(
         f"ocrqueue is running: open http://{shown}:{listen_port}/ "
         f"({'no workers' if supervising is None else f'{supervising.processes} worker processes'}, "
-        f"database {store.backend}); Ctrl-C stops"
+        f"database {tasks.backend}); Ctrl-C stops"
     )
     server = uvicorn.Server(
         uvicorn.Config(create_app(context), host=listen_host, port=listen_port, log_level="info", access_log=False)
@@ -90,4 +91,4 @@ def serve(
             supervising.stop()
             supervising.wait_stopped(supervising.stop_timeout + 15)
         keys.close()
-        store.close()
+        tasks.close()

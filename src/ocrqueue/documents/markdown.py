@@ -146,7 +146,8 @@ def block_markdown(block: Block) -> str:
     if block.type == "formula" and block.latex:
         return f"$$\n{block.latex}\n$$"
     if block.type == "figure" and block.image:
-        alt = escape(block.text.replace("\n", " "), brackets=True) or "figure"
+        # Its first line (a chart's title) describes it; the rest (axis labels) is in the JSON only.
+        alt = escape(block.text.split("\n", 1)[0], brackets=True) or "figure"
         return f"![{alt}]({block.image})"
     if block.type == "caption":
         return f"*{_emphasis_body(escape(block.text))}*"

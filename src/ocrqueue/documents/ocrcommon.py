@@ -11,7 +11,7 @@ from PIL import Image
 from ocrqueue.documents.engines import OcrEngine
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.images import png_bytes
-from ocrqueue.documents.layout.blocks import body_size, build_blocks
+from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block
 from ocrqueue.documents.layout.cells import column_bounds, table_text
 from ocrqueue.documents.layout.code import mark_monospace
 from ocrqueue.documents.layout.model import LayoutBox
@@ -86,10 +86,12 @@ class Figures:
         self.index, self.straight, self.scale = page.index, page.straight, page.scale
         self.images: dict[str, bytes] = {}
 
-    def add(self, box: Box) -> Block:
+    def add(self, box: Box, lines: Sequence[Line] = ()) -> Block:
+        """A figure block for ``box`` (pixels) with the text read inside it (``lines`` in points:
+        axis labels, words of a diagram) as its lines."""
         name = f"page{self.index + 1}-figure{len(self.images) + 1}.png"
         self.images[name] = png_bytes(self.straight.color().crop(box))
-        return Block("figure", BBox(*box).scaled(1 / self.scale), "", None, (), image=name)
+        return figure_block(BBox(*box).scaled(1 / self.scale), lines, name)
 
 
 def _relabel(block: Block, captions: list[Box], scale: float) -> Block:
@@ -123,7 +125,7 @@ def region_blocks(
         bbox = BBox(*box).scaled(1 / page.scale)
         big = min(bbox.width, bbox.height) >= FIGURE_MIN_IN * 72
         if detected is None and big and len(lines) < 3 and _text_share(lines, bbox) < FIGURE_MAX_TEXT_SHARE:
-            out.append([figures.add(box)])
+            out.append([figures.add(box, lines)])
         else:
             blocks = build_blocks(mark_monospace(lines), page.height, body)
             out.append([_relabel(b, captions, page.scale) for b in blocks])

@@ -155,7 +155,7 @@ def _island_block(page: OcrPage, island: Island, pieces: list[Line], figures: Fi
     bbox = BBox(*island.box).scaled(1 / page.scale)
     lines = [to_points(ln, 0, 0, page.scale) for ln in merge_rows(pieces)]
     if island.kind == "figure":
-        return figures.add(island.box)
+        return figures.add(island.box, lines)
     if island.kind == "formula":
         return Block("formula", bbox, join_words([ln.text for ln in lines]), mean_confidence(lines), tuple(lines))
     if island.grid is None:
@@ -164,6 +164,6 @@ def _island_block(page: OcrPage, island: Island, pieces: list[Line], figures: Fi
     cells = grid_cells_to_points(grid, page.scale)
     table = fill_table(grid.n_rows, grid.n_cols, cells, (w for ln in lines for w in ln.words))
     if not any(c.text for c in table.cells):
-        return figures.add(island.box)  # a grid of lines with no text in it is a drawing, not a table
+        return figures.add(island.box, lines)  # a grid of lines with no text in it is a drawing, not a table
     bbox = BBox(grid.x0, grid.y0, grid.x1, grid.y1).scaled(1 / page.scale)
     return Block("table", bbox, table_text(table), mean_confidence(lines), (), table=table)

@@ -69,7 +69,9 @@ def _overlaps(a: Box, b: Box) -> bool:
 
 def _island_block(page: OcrPage, island: Island, rules: Mask, figures: Figures) -> Block:
     if island.kind == "figure":
-        return figures.add(island.box)
+        crop, dx, dy = _crop(page.image, island.box, [])
+        labels = page.engine.recognize(crop, _request(page, "text")).lines  # axis labels, diagram words
+        return figures.add(island.box, [to_points(ln, dx, dy, page.scale) for ln in labels])
     if island.kind == "table" and island.grid is None:
         crop, dx, dy = _crop(page.image, island.box, [])
         pixels = np.array(crop)

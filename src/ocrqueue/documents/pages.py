@@ -34,6 +34,7 @@ class TextLayer:
     bad_char_count: int
     image_coverage: float
     image_boxes: tuple[BBox, ...] = ()
+    drawing_boxes: tuple[BBox, ...] = ()  # vector charts and diagrams
 
 
 class PageInput(Protocol):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import itertools
 import mmap
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -24,12 +22,10 @@ from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.limits import DocumentLimits
 from ocrqueue.documents.pages import Raster, TextLayer
 from ocrqueue.documents.pdfframe import PageFrame
+from ocrqueue.documents.pdfgraphics import vector_rules
 from ocrqueue.documents.pdfium_lock import PDFIUM_LOCK
 from ocrqueue.documents.textlayer import read_text_layer
 
-# A stroke thinner than this (points) and longer than _MIN_RULE_LEN counts as a table rule.
-_RULE_MAX_THICKNESS = 3.0
-_MIN_RULE_LEN = 8.0
 # Rendering below this resolution makes OCR useless, so a page that only fits lower is refused.
 _MIN_RENDER_DPI = 72
 
@@ -105,6 +101,11 @@ class PdfPage:
         return self._index
 
     @property
+    def frame(self) -> PageFrame:
+        """How the page's user space maps to what a reader sees (crop box and rotation)."""
+        return self._frame
+
+    @property
     def width(self) -> float:
         return float(self._width)
 
@@ -177,48 +178,4 @@ class PdfPage:
 
     def rulings(self) -> list[BBox]:
         with PDFIUM_LOCK:
-            return _vector_rules(self._page, self._frame)
-
-
-def _vector_rules(page: pdfium.PdfPage, frame: PageFrame) -> list[BBox]:
-    """Axis-aligned straight path segments and thin filled rectangles, in top-left point space."""
-    rules: list[BBox] = []
-    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH]):
-        left, bottom, right, upper = obj.get_bounds()
-        if (right - left <= _RULE_MAX_THICKNESS) != (upper - bottom <= _RULE_MAX_THICKNESS):
-            rules.append(frame.box(left, bottom, right, upper))
-            continue
-        m = obj.get_matrix()
-        points = _segment_points(obj)
-        for (x0, y0, _), (x1, y1, move_to) in itertools.pairwise(points):
-            if move_to:
-                continue
-            ax, ay = m.a * x0 + m.c * y0 + m.e, m.b * x0 + m.d * y0 + m.f
-            bx, by = m.a * x1 + m.c * y1 + m.e, m.b * x1 + m.d * y1 + m.f
-            horizontal = abs(ay - by) < 0.5 and abs(ax - bx) >= _MIN_RULE_LEN
-            vertical = abs(ax - bx) < 0.5 and abs(ay - by) >= _MIN_RULE_LEN
-            if horizontal or vertical:
-                rules.append(frame.box(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)))
-    return rules
-
-
-def _segment_points(obj: pdfium.PdfObject) -> list[tuple[float, float, bool]]:
-    """The path's points as (x, y, is_moveto), with closing segments expanded back to the start."""
-    count = pdfium_c.FPDFPath_CountSegments(obj)
-    points: list[tuple[float, float, bool]] = []
-    start: tuple[float, float] | None = None
-    x, y = ctypes.c_float(), ctypes.c_float()
-    for i in range(max(count, 0)):
-        seg = pdfium_c.FPDFPath_GetPathSegment(obj, i)
-        if not pdfium_c.FPDFPathSegment_GetPoint(seg, x, y):
-            continue
-        kind = pdfium_c.FPDFPathSegment_GetType(seg)
-        is_move = kind == pdfium_c.FPDF_SEGMENT_MOVETO
-        if kind == pdfium_c.FPDF_SEGMENT_BEZIERTO:
-            is_move = True  # curves are never rules; restart from their end point
-        points.append((x.value, y.value, is_move))
-        if is_move:
-            start = (x.value, y.value)
-        if pdfium_c.FPDFPathSegment_GetClose(seg) and start is not None:
-            points.append((start[0], start[1], False))
-    return points
+            return vector_rules(self._page, self._frame)

@@ -28,3 +28,14 @@ class PageFrame:
         ax, ay = self.point(left, bottom)
         bx, by = self.point(right, top)
         return BBox(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
+
+    def to_user_space_operator(self) -> bytes:
+        """A `cm` operator from the displayed page (points, origin bottom-left, y up) to PDF user
+        space: the inverse of `point` with y turned upward, for drawing onto the original page."""
+        c = self.crop
+        matrix = {
+            90: (0, 1, -1, 0, c.x1, c.y0),
+            180: (-1, 0, 0, -1, c.x1, c.y1),
+            270: (0, -1, 1, 0, c.x0, c.y1),
+        }.get(self.rotation, (1, 0, 0, 1, c.x0, c.y0))
+        return (" ".join(f"{v:.4f}".rstrip("0").rstrip(".") for v in matrix) + " cm\n").encode("ascii")

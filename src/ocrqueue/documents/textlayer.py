@@ -18,6 +18,7 @@ from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.pages import TextLayer
 from ocrqueue.documents.pdfframe import PageFrame
+from ocrqueue.documents.pdfgraphics import graphics
 from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, is_unwanted
 
 _BREAKS = {"\n", "\r"}
@@ -39,8 +40,8 @@ def read_text_layer(page: pdfium.PdfPage, frame: PageFrame, char_boxes: bool = F
             lines, chars, bad = _lines(textpage, frame, char_boxes, text or _per_char_text(textpage, n))
     finally:
         textpage.close()
-    coverage, boxes = _images(page, frame)
-    return TextLayer(tuple(lines), chars, bad, coverage, boxes)
+    coverage, images, drawings = _images(page, frame)
+    return TextLayer(tuple(lines), chars, bad, coverage, images, drawings)
 
 
 def _is_bad(ch: str) -> bool:
@@ -251,14 +252,13 @@ def _per_char_text(textpage: pdfium.PdfTextPage, n: int) -> list[str]:
     return out
 
 
-def _images(page: pdfium.PdfPage, frame: PageFrame) -> tuple[float, tuple[BBox, ...]]:
-    """Raster images on the page (top-left point boxes) and the share of the page they cover
-    (a scan with a thin text layer is mostly image)."""
+def _images(page: pdfium.PdfPage, frame: PageFrame) -> tuple[float, tuple[BBox, ...], tuple[BBox, ...]]:
+    """Raster images and vector drawings on the page (top-left point boxes), and the share of the
+    page the images cover (a scan with a thin text layer is mostly image)."""
+    images, drawings = graphics(page, frame)
     crop = frame.crop
-    covered = 0.0
-    boxes = []
-    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]):
-        left, bottom, right, top = obj.get_bounds()
-        covered += BBox(left, bottom, right, top).intersection(crop)
-        boxes.append(frame.box(left, bottom, right, top))
-    return (min(1.0, covered / crop.area) if crop.area > 0 else 0.0), tuple(boxes)
+    shown = (
+        BBox(0.0, 0.0, crop.width, crop.height) if frame.rotation in (0, 180) else BBox(0, 0, crop.height, crop.width)
+    )
+    covered = sum(box.intersection(shown) for box in images)
+    return (min(1.0, covered / crop.area) if crop.area > 0 else 0.0), tuple(images), tuple(drawings)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.images import png_bytes
-from ocrqueue.documents.layout.blocks import MARGIN_BAND, body_size, build_blocks, reading_sort
+from ocrqueue.documents.layout.blocks import CAPTION, MARGIN_BAND, body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
 from ocrqueue.documents.layout.straighten import GRID_DPI
@@ -62,7 +62,7 @@ def _regions(words: list[Word], tables: list[BBox], width: float, height: float)
             int(box.y0 * GRID_SCALE) : math.ceil(box.y1 * GRID_SCALE),
             int(box.x0 * GRID_SCALE) : math.ceil(box.x1 * GRID_SCALE),
         ] = True
-    leaves: list[Region] = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND)
+    leaves: list[Region] = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND, GRID_DPI)
     return [BBox(r.x0 / GRID_SCALE, r.y0 / GRID_SCALE, r.x1 / GRID_SCALE, r.y1 / GRID_SCALE) for r in leaves]
 
 
@@ -93,43 +93,83 @@ def _subline(line: Line, words: list[Word]) -> Line:
 
 FIGURE_MIN_SIDE = 36.0  # points: smaller images are icons, bullets or logos
 FIGURE_MAX_PAGE_SHARE = 0.9  # an image under the whole page is a background or a scan
+FIGURE_CROP_PAD = 2.0  # points around the crop of a figure with labels: their glyphs reach past their boxes
 
 
 def _figure_boxes(layer: TextLayer, width: float, height: float) -> list[BBox]:
+    """Embedded images and vector drawings big enough to be figures; an image or drawing inside
+    another figure is part of it."""
     page_area = width * height
-    return [
+    boxes = [
         b
-        for b in layer.image_boxes
+        for b in (*layer.drawing_boxes, *layer.image_boxes)
         if min(b.width, b.height) >= FIGURE_MIN_SIDE and b.area <= FIGURE_MAX_PAGE_SHARE * page_area
     ]
+    boxes.sort(key=lambda b: -b.area)
+    kept: list[BBox] = []
+    for box in boxes:
+        if not any(big.contains_center_of(box) for big in kept):
+            kept.append(box)
+    return kept
+
+
+FIGURE_LABEL_REACH = 1.5  # line heights: how far outside a figure's drawing its labels may sit
+FIGURE_LABEL_MAX_WORDS = 5
+
+
+def _with_labels(box: BBox, lines: tuple[Line, ...]) -> BBox:
+    """A figure's box grown over its labels: short lines (not captions) just outside its drawing,
+    beside or above or below it, as tick labels, axis names and a chart's title sit."""
+    for _ in range(2):  # a label beyond a label (an axis name beyond the tick labels)
+        grown = box
+        for line in lines:
+            b, reach = line.bbox, FIGURE_LABEL_REACH * line.bbox.height
+            if box.contains_center_of(b) or len(line.words) > FIGURE_LABEL_MAX_WORDS or CAPTION.match(line.text):
+                continue
+            left_or_right = box.x0 - reach <= b.x1 <= box.x0 or box.x1 <= b.x0 <= box.x1 + reach
+            above_or_below = box.y0 - reach <= b.y1 <= box.y0 or box.y1 <= b.y0 <= box.y1 + reach
+            beside = b.y0 < box.y1 and b.y1 > box.y0 and left_or_right
+            over = b.x0 < box.x1 and b.x1 > box.x0 and above_or_below
+            if beside or over:
+                grown = union([grown, b])
+        if grown == box:
+            break
+        box = grown
+    return box
 
 
 def from_text_layer(
     page: PageInput, layer: TextLayer, find_tables_too: bool, figure_dpi: int, warnings: list[str]
 ) -> PageResult:
-    """Blocks from the text layer; ruled tables from vector strokes; embedded images as figures
-    (cropped by rendering just their area). Text inside a table or figure belongs to it."""
+    """Blocks from the text layer; ruled tables from vector strokes; embedded images and vector
+    drawings as figures (cropped by rendering just their area). Text inside a table belongs to
+    it; text inside a figure (axis labels, diagram words) is the figure's lines, not prose."""
     width, height = page.width, page.height
+    figures = [_with_labels(box, layer.lines) for box in _figure_boxes(layer, width, height)]
     tables = _vector_tables(page.rulings(), width, height) if find_tables_too else []
-    figures = _figure_boxes(layer, width, height)
+    # Rules inside a chart (its frame, ticks, grid) are the chart's, not a table's.
+    tables = [t for t in tables if not any(f.contains_center_of(t[0]) for f in figures)]
     islands = [t[0] for t in tables] + figures
     flow: list[Line] = []
-    island_words: list[list[Word]] = [[] for _ in islands]
+    island_lines: list[list[Line]] = [[] for _ in islands]
     for line in layer.lines:
         idx = next((i for i, box in enumerate(islands) if box.contains_center_of(line.bbox)), None)
         if idx is None:
             flow.append(line)
         else:
-            island_words[idx].extend(line.words)
+            island_lines[idx].append(line)
     images: dict[str, bytes] = {}
 
     def island_block(i: int) -> Block:
         if i < len(tables):
-            return _table_block(tables[i], island_words[i])
+            return _table_block(tables[i], [w for ln in island_lines[i] for w in ln.words])
         name = f"page{page.index + 1}-figure{len(images) + 1}.png"
-        images[name] = png_bytes(page.render_region(islands[i], figure_dpi))
-        text = " ".join(w.text for w in island_words[i])
-        return Block("figure", islands[i], text, None, (), image=name)
+        box = union([islands[i], *(ln.bbox for ln in island_lines[i])])
+        pad = FIGURE_CROP_PAD if island_lines[i] else 0.0
+        images[name] = png_bytes(
+            page.render_region(BBox(box.x0 - pad, box.y0 - pad, box.x1 + pad, box.y1 + pad), figure_dpi)
+        )
+        return figure_block(box, island_lines[i], name)
 
     regions = _regions([w for ln in flow for w in ln.words], islands, width, height)
     body = body_size(flow)

@@ -1,12 +1,15 @@
-"""How a running attempt ends when it does not complete: the one definition of the rule.
+"""How a running attempt ends: the one definition of the rule, which both drivers execute.
 
-Cancellation wins; otherwise the task goes back to `pending` after its backoff (`run_at`), or to
-`dead_letter` when the error is permanent or its attempts are used up; and one event says which
-and why. A worker's `fail` and the reaper's take-back of an expired lease (a failed, retryable
-attempt: invariant 4) are both this rule. It is written here once, as SQLAlchemy Core
-expressions over a task row; each driver renders them into its own dialect's statements once, at
-import, so the rule costs nothing per call and the two backends cannot drift apart. Fencing (id,
-`status = 'running'`, lease token) and the clock stay with the statements that embed these.
+Cancellation wins, whichever way the attempt ends. Otherwise a completion completes; a release
+(graceful shutdown, a deferral) hands the task back without charging the attempt; and a failure —
+a handler's error, or an expired lease, which counts as a failed, retryable attempt (invariant 4)
+— goes back to `pending` after its backoff (`run_at`), or to `dead_letter` when the error is
+permanent or the attempts are used up, with one event that says which and why.
+
+It is written here once, as SQLAlchemy Core expressions over a task row. Each driver renders them
+into its own dialect's statements once, at import, so the rule costs nothing per call and the two
+backends cannot drift apart. Fencing (id, `status = 'running'`, lease token), the choice of rows
+and the event inserts' sources stay with the statements that embed these expressions.
 """
 
 from __future__ import annotations
@@ -22,11 +25,14 @@ from ocrqueue.queue.models import EventType, TaskStatus
 
 Dialect = Literal["sqlite", "postgresql"]
 Expression = ColumnElement[Any]
+Assignments = dict[str, Expression]
 
 _DIALECTS: dict[str, sa.Dialect] = {
     "sqlite": sqlite.dialect(paramstyle="named"),
     "postgresql": postgresql.psycopg.dialect(paramstyle="pyformat"),  # type: ignore[no-untyped-call]
 }
+
+CANCELLED_WHILE_RUNNING = "cancelled while running"
 
 
 def word(value: str) -> Expression:
@@ -49,11 +55,96 @@ attempts = column("attempts", sa.Integer)
 max_attempts = column("max_attempts", sa.Integer)
 status = column("status")
 worker_id = column("worker_id")
+error_kind = column("error_kind")
+error_message = column("error_message")
+progress_done = column("progress_done", sa.Integer)
+progress_total = column("progress_total", sa.Integer)
+
+
+def cancel_wins(otherwise: Expression, cancelled: Expression) -> Expression:
+    return sa.case((cancel_requested, cancelled), else_=otherwise)
 
 
 @dataclass(frozen=True)
-class Ending:
-    """Why an attempt ended, as expressions the statement supplies (parameters or constants)."""
+class Clock:
+    """The database clock in one dialect's SQL, and its time arithmetic."""
+
+    dialect: Dialect
+    now_sql: str
+
+    @property
+    def now(self) -> Expression:
+        return sa.literal_column(self.now_sql, sa.Float if self.dialect == "sqlite" else sa.DateTime)
+
+    def after(self, seconds: Expression) -> Expression:
+        if self.dialect == "sqlite":  # epoch seconds
+            return self.now + seconds
+        return self.now + seconds * sa.literal_column("interval '1 second'", sa.Interval)
+
+
+# -- completing and releasing ---------------------------------------------------------------------
+
+
+def completion(result: Expression, clock: Clock) -> Assignments:
+    """A handler returned `result`: completed, unless a cancel was requested first (then no result)."""
+    return {
+        "status": cancel_wins(word(TaskStatus.COMPLETED), word(TaskStatus.CANCELLED)),
+        "result": cancel_wins(result, sa.null()),
+        "error_kind": cancel_wins(sa.null(), word("cancelled")),
+        "error_message": cancel_wins(sa.null(), word(CANCELLED_WHILE_RUNNING)),
+        "progress_done": cancel_wins(sa.func.coalesce(progress_total, progress_done), progress_done),
+        "lease_expires_at": sa.null(),
+        "finished_at": clock.now,
+        "updated_at": clock.now,
+    }
+
+
+def release(delay_seconds: Expression, clock: Clock) -> Assignments:
+    """Handed back (graceful shutdown, a deferral): pending again after `delay_seconds`, the attempt
+    not charged; or cancelled, when a cancel was requested meanwhile."""
+    return {
+        "status": cancel_wins(word(TaskStatus.PENDING), word(TaskStatus.CANCELLED)),
+        "attempts": cancel_wins(attempts - sa.literal_column("1", sa.Integer), attempts),
+        "error_kind": cancel_wins(error_kind, word("cancelled")),
+        "error_message": cancel_wins(error_message, word(CANCELLED_WHILE_RUNNING)),
+        "finished_at": cancel_wins(sa.null(), clock.now),
+        "worker_id": sa.null(),
+        "lease_expires_at": sa.null(),
+        "run_at": clock.after(delay_seconds),
+        "updated_at": clock.now,
+    }
+
+
+@dataclass(frozen=True)
+class Release:
+    """The event of a release, over the row `release` wrote: why it was handed back and for how
+    long, or a bare `cancelled` when the cancel won."""
+
+    reason: Expression
+    delay_seconds: Expression
+
+    def event_type(self) -> Expression:
+        return sa.case((status == word(TaskStatus.PENDING), word(EventType.RELEASED)), else_=word(EventType.CANCELLED))
+
+    def event_detail(self, dialect: Dialect) -> Expression:
+        released = status == word(TaskStatus.PENDING)
+        return _json_object(
+            dialect,
+            reason=sa.case((released, sa.cast(self.reason, sa.Text)), else_=sa.null()),
+            delay_seconds=sa.case((released, self.delay_seconds), else_=sa.null()),
+        )
+
+
+RELEASED = Release(reason=param("reason", sa.Text), delay_seconds=param("delay", sa.Float))
+"""A worker's release: parameters reason and delay."""
+
+
+# -- failing ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why an attempt failed, as expressions the statement supplies (parameters or constants)."""
 
     retryable: Expression
     error_kind: Expression
@@ -62,7 +153,6 @@ class Ending:
     cancelled_message: str
     """What a task cancelled at this point says (the cause's message goes to the event)."""
 
-    # -- the decision, over the running row --------------------------------------------------
     @property
     def exhausted(self) -> Expression:
         return sa.or_(sa.not_(self.retryable), attempts >= max_attempts)
@@ -71,27 +161,26 @@ class Ending:
     def terminal(self) -> Expression:
         return sa.or_(cancel_requested, self.exhausted)
 
-    def assignments(self, *, now: Expression, due: Expression) -> dict[str, Expression]:
-        """The SET list that ends the attempt. `due` is `now` plus `delay_seconds` in the dialect's
-        time arithmetic (only a retried task waits for it). A terminal task keeps the worker that
-        ran its last attempt, for the record; a retried one is nobody's until claimed again."""
+    def assignments(self, clock: Clock) -> Assignments:
+        """Only a retried task waits for `delay_seconds`. A terminal task keeps the worker that ran
+        its last attempt, for the record; a retried one is nobody's until claimed again."""
         return {
             "status": sa.case(
                 (cancel_requested, word(TaskStatus.CANCELLED)),
                 (self.exhausted, word(TaskStatus.DEAD_LETTER)),
                 else_=word(TaskStatus.PENDING),
             ),
-            "error_kind": sa.case((cancel_requested, word("cancelled")), else_=self.error_kind),
-            "error_message": sa.case((cancel_requested, word(self.cancelled_message)), else_=self.message),
+            "error_kind": cancel_wins(self.error_kind, word("cancelled")),
+            "error_message": cancel_wins(self.message, word(self.cancelled_message)),
             "worker_id": sa.case((self.terminal, worker_id), else_=sa.null()),
-            "finished_at": sa.case((self.terminal, now), else_=sa.null()),
-            "run_at": due,
+            "finished_at": sa.case((self.terminal, clock.now), else_=sa.null()),
+            "run_at": clock.after(self.delay_seconds),
             "lease_expires_at": sa.null(),
-            "updated_at": now,
+            "updated_at": clock.now,
         }
 
-    # -- the event, over the row the assignments wrote --------------------------------------
     def event_type(self) -> Expression:
+        """Over the row the assignments wrote."""
         return sa.case(
             (status == word(TaskStatus.PENDING), word(EventType.RETRIED)),
             (status == word(TaskStatus.DEAD_LETTER), word(EventType.DEAD_LETTERED)),
@@ -99,18 +188,13 @@ class Ending:
         )
 
     def event_detail(self, dialect: Dialect) -> Expression:
-        """The cause (error kind and message), the wait when retried, the reason when dead-lettered;
-        NULL members are dropped when events are read."""
-        build = sa.func.json_object if dialect == "sqlite" else sa.func.jsonb_build_object
-        return build(
-            word("error_kind"),
-            sa.cast(self.error_kind, sa.Text),
-            word("message"),
-            sa.cast(self.message, sa.Text),
-            word("delay_seconds"),
-            sa.case((status == word(TaskStatus.PENDING), self.delay_seconds), else_=sa.null()),
-            word("reason"),
-            sa.case(
+        """The cause (error kind and message), the wait when retried, the reason when dead-lettered."""
+        return _json_object(
+            dialect,
+            error_kind=sa.cast(self.error_kind, sa.Text),
+            message=sa.cast(self.message, sa.Text),
+            delay_seconds=sa.case((status == word(TaskStatus.PENDING), self.delay_seconds), else_=sa.null()),
+            reason=sa.case(
                 (status != word(TaskStatus.DEAD_LETTER), sa.null()),
                 (sa.not_(self.retryable), word("permanent error")),
                 else_=word("attempts exhausted"),
@@ -118,17 +202,17 @@ class Ending:
         )
 
 
-FAILED = Ending(
+HANDLER_ERROR = Failure(
     retryable=param("retryable", sa.Boolean),
     error_kind=param("error_kind", sa.Text),
     message=param("message", sa.Text),
     delay_seconds=param("delay", sa.Float),
-    cancelled_message="cancelled while running",
+    cancelled_message=CANCELLED_WHILE_RUNNING,
 )
 """A handler's error, classified by the worker: parameters retryable, error_kind, message, delay."""
 
 
-def lease_expired(old_worker: Expression) -> Ending:
+def lease_expired(old_worker: Expression) -> Failure:
     """The reaper's take-back of an expired lease: a retryable failure, due again at once."""
     message = (
         word("lease expired on worker ")
@@ -139,7 +223,7 @@ def lease_expired(old_worker: Expression) -> Ending:
         + sa.cast(max_attempts, sa.Text)
         + word(": the worker died or stalled")
     )
-    return Ending(
+    return Failure(
         retryable=sa.true(),
         error_kind=word("lease_expired"),
         message=message,
@@ -148,24 +232,27 @@ def lease_expired(old_worker: Expression) -> Ending:
     )
 
 
+# -- rendering --------------------------------------------------------------------------------------
+
+
 def render(expression: Expression, dialect: Dialect) -> str:
     return str(expression.compile(dialect=_DIALECTS[dialect]))
 
 
-def render_assignments(ending: Ending, dialect: Dialect, *, now: str) -> str:
-    """`col = expr, …` for an UPDATE; `now` is the dialect's SQL for the database clock."""
-    clock = sa.literal_column(now, sa.Float if dialect == "sqlite" else sa.DateTime)
-    if dialect == "sqlite":  # epoch seconds
-        due = clock + ending.delay_seconds
-    else:
-        due = clock + ending.delay_seconds * sa.literal_column("interval '1 second'", sa.Interval)
-    assignments = ending.assignments(now=clock, due=due)
+def render_set(assignments: Assignments, dialect: Dialect) -> str:
+    """`col = expr, …` for an UPDATE."""
     return ",\n    ".join(f"{name} = {render(value, dialect)}" for name, value in assignments.items())
 
 
-def render_event_columns(ending: Ending, dialect: Dialect, *, now: str, worker: str) -> str:
+def _json_object(dialect: Dialect, **members: Expression) -> Expression:
+    """A JSON object of the members; NULL ones are dropped when events are read."""
+    build = sa.func.json_object if dialect == "sqlite" else sa.func.jsonb_build_object
+    return build(*[part for name, value in members.items() for part in (word(name), value)])
+
+
+def render_event(ending: Failure | Release, dialect: Dialect, *, now: str, worker: str) -> str:
     """The select list of `INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token,
-    worker_id, detail) SELECT …` over the rows the assignments wrote."""
+    worker_id, detail) SELECT …` over the rows the ending's assignments wrote."""
     return ", ".join(
         [
             "id",

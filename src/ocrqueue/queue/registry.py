@@ -59,6 +59,6 @@ class Registry:
     def names(self) -> list[str]:
         return sorted(self._kinds)
 
-    def max_attempts(self) -> dict[str, int]:
+    def attempt_limits(self) -> dict[str, int]:
         """The kinds that set their own attempt limit, with it."""
         return {name: kind.max_attempts for name, kind in self._kinds.items() if kind.max_attempts is not None}

@@ -50,7 +50,7 @@ class Store(abc.ABC):
     default_max_attempts: int = 4
     """Attempts for a task whose spec and kind set none (precedence: `max_attempts_for`)."""
     kind_max_attempts: Mapping[str, int] = MappingProxyType({})
-    """Per-kind attempt limits (`Registry.max_attempts()`), applied to specs that set none."""
+    """Per-kind attempt limits (`Registry.attempt_limits()`), applied to specs that set none."""
     reconnect_seconds: float = 60.0
     """How long an operation keeps retrying while the database is unreachable."""
 
@@ -92,6 +92,16 @@ class Store(abc.ABC):
         with self._listeners_lock:
             if listener in self._change_listeners:
                 self._change_listeners.remove(listener)
+
+    @abc.abstractmethod
+    def follow(self, follower: str, task_ids: Sequence[str], seconds: float) -> None:
+        """Ask for change notices of these tasks for `seconds` (renew before then), dropping what
+        expired. PostgreSQL notifies of an updated task only while someone follows it; SQLite's
+        notices need no registration."""
+
+    @abc.abstractmethod
+    def unfollow(self, follower: str, task_ids: Sequence[str]) -> None:
+        """Stop asking for change notices of these tasks."""
 
     def _changed(self, task_ids: frozenset[str] | None) -> None:
         with self._listeners_lock:
@@ -262,8 +272,14 @@ class Store(abc.ABC):
         """Take back tasks whose lease expired; the expiry counts as a failed attempt."""
 
     @abc.abstractmethod
+    def prune_tasks(self, older_than_seconds: float, limit: int = 10_000) -> list[Task]:
+        """Delete up to `limit` finished tasks (and their history) that finished before the cut-off,
+        and return them as they were: whoever keeps files for tasks outside the database (uploads,
+        results) learns which to remove. Call again until it returns nothing."""
+
     def prune(self, older_than_seconds: float, limit: int = 10_000) -> int:
-        """Delete finished tasks (and their history) that finished before the cut-off."""
+        """`prune_tasks`, counting the tasks it deleted."""
+        return len(self.prune_tasks(older_than_seconds, limit))
 
     @abc.abstractmethod
     def register_worker(self, worker_id: str, host: str, pid: int, concurrency: int, kinds: Sequence[str]) -> None: ...

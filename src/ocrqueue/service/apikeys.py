@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from ocrqueue.queue.urls import parse_database_url
+from ocrqueue.service.webhooks import WebhookStore, key_owner
 
 TOKEN_PREFIX = "oq_"
 _CACHE_SECONDS = 5.0
@@ -58,17 +59,25 @@ def _key_from_row(row: Any) -> ApiKey:
 
 
 class ApiKeys:
-    """Create, list, revoke and check keys; `tenant_for` caches lookups for a few seconds."""
+    """Create, list, revoke and check keys; `tenant_for` caches lookups for a few seconds (a revoked
+    key works that much longer); whether auth is on is never cached as "no"."""
 
     def __init__(self, database_url: str) -> None:
         url = parse_database_url(database_url)
         self._engine = sa.create_engine(url.sqlalchemy, pool_pre_ping=True)
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[float, str | None]] = {}
-        self._any_cache: tuple[float, bool] | None = None
+        self._required = False
+        """Set once a key was seen: it stays so, as keys are revoked but never deleted."""
 
     def create(self, tenant: str, name: str = "") -> tuple[ApiKey, str]:
         """Returns the key and its token; the token is not stored and cannot be shown again."""
+        key, token, _ = self.create_with_webhook_secret(tenant, name)
+        return key, token
+
+    def create_with_webhook_secret(self, tenant: str, name: str = "") -> tuple[ApiKey, str, str]:
+        """The key, its token and the secret that signs its tasks' webhooks, made in one transaction.
+        Show the token once; the secret can be shown again only by making a new key."""
         if not tenant.strip():
             raise ValueError("a key needs a tenant name")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
@@ -79,8 +88,9 @@ class ApiKeys:
                     id=key.id, tenant=key.tenant, name=name, key_hash=_hash(token), created_at=key.created_at
                 )
             )
+            webhook_secret = WebhookStore.create_secret_in(conn, key_owner(token))
         self._forget_cache()
-        return key, token
+        return key, token, webhook_secret
 
     def list(self) -> list[ApiKey]:
         query = sa.select(
@@ -100,25 +110,21 @@ class ApiKeys:
         return changed > 0
 
     def cached_auth_required(self) -> bool | None:
-        """`auth_required` from the cache, or None when it must ask the database: lets the API's
-        event loop skip a trip through the threadpool on almost every request."""
-        with self._lock:
-            if self._any_cache and time.monotonic() - self._any_cache[0] < _CACHE_SECONDS:
-                return self._any_cache[1]
-        return None
+        """True once a key was seen; None while none was: then every request asks the database,
+        because `ocrqueue keys create` in another process turns auth on at once, and a cached "no"
+        would leave the API open to anyone for as long as it is kept."""
+        return True if self._required else None
 
     def auth_required(self) -> bool:
         """Whether auth is on: from the first key ever created, revoked or not. Revoking every key
         locks the API until a new key is made; it never falls back to the open local mode."""
-        cached = self.cached_auth_required()
-        if cached is not None:
-            return cached
-        query = sa.select(sa.func.count()).select_from(api_keys)
+        if self._required:
+            return True
         with self._engine.connect() as conn:
-            active = bool(conn.execute(query).scalar_one())
-        with self._lock:
-            self._any_cache = (time.monotonic(), active)
-        return active
+            found = conn.execute(sa.select(api_keys.c.id).limit(1)).first() is not None
+        if found:
+            self._required = True
+        return found
 
     def cached_tenant_for(self, token: str) -> tuple[bool, str | None]:
         """(True, `tenant_for(token)`) from the cache, or (False, None) when it must ask the database."""
@@ -147,7 +153,6 @@ class ApiKeys:
     def _forget_cache(self) -> None:
         with self._lock:
             self._cache.clear()
-            self._any_cache = None
 
     def close(self) -> None:
         self._engine.dispose()

@@ -35,6 +35,7 @@ from ocrqueue.documents.vlm import (
 )
 from ocrqueue.queue import TaskContext, TaskDeferred, TransientError
 from ocrqueue.queue.models import JSON
+from ocrqueue.service.payloads import OcrPayload, PayloadError
 
 VLM_ENGINE = "vlm"
 _DEFER_JITTER = 0.2  # deferred tasks come back spread over +0..20% of the wait, not all at once
@@ -90,9 +91,13 @@ class ModelGate:
 
 
 def ocr_needs_model(payload: Any) -> bool:
-    """An OCR task needs the model server when it uses the vlm engine and may OCR a page."""
-    options = payload.get("options", {}) if isinstance(payload, dict) else {}
-    return isinstance(options, dict) and options.get("engine") == VLM_ENGINE and options.get("mode") != "text"
+    """An OCR task needs the model server when it uses the vlm engine and may OCR a page (a payload
+    that does not read needs nothing: its handler dead-letters it)."""
+    try:
+        options = OcrPayload.from_json(payload).options
+    except PayloadError:
+        return False
+    return options.engine == VLM_ENGINE and options.mode != "text"
 
 
 class ModelServerCollector(Collector):

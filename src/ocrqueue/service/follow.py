@@ -16,6 +16,7 @@ import enum
 import logging
 import threading
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,8 +25,10 @@ from ocrqueue.queue import Store, Task
 
 log = logging.getLogger(__name__)
 
-RECHECK_SECONDS = 15.0
+RECHECK_SECONDS = 20.0
 """A followed task is read this often even without a change notice (one lost on a reconnection)."""
+FOLLOW_SECONDS = 3 * RECHECK_SECONDS
+"""How long a registration asks for notices; renewed every recheck, so a crashed process's expire."""
 LIST_MIN_GAP_SECONDS = 0.25
 """A followed task list is read again at most this often, however many tasks change meanwhile."""
 
@@ -47,6 +50,7 @@ class TaskFollower:
     def __init__(self, store: Store, *, recheck_seconds: float = RECHECK_SECONDS) -> None:
         self.store = store
         self._recheck_seconds = recheck_seconds
+        self._id = uuid.uuid4().hex
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._followings: set[_Following] = set()
@@ -54,14 +58,16 @@ class TaskFollower:
         self._dirty: set[str] = set()
         self._everything = False
         self._any_change = False
+        self._registered: set[str] = set()
         self._thread: threading.Thread | None = None
         self._closed = False
 
     # -- following ----------------------------------------------------------------------------
     @contextlib.contextmanager
-    def following(self, task_ids: Iterable[str], deliver: Deliver) -> Iterator[None]:
-        """Call `deliver(task_id, update)` with each task's current row at once, then on every change."""
-        entry = _Following(frozenset(task_ids), deliver)
+    def following(self, task_ids: Iterable[str], deliver: Deliver, known: Iterable[Task] = ()) -> Iterator[None]:
+        """Call `deliver(task_id, update)` with each task's current row at once (unless it is still
+        the row in `known`), then on every change."""
+        entry = _Following(frozenset(task_ids), deliver, {task.id: task for task in known})
         with self._lock:
             self._followings.add(entry)
             self._dirty |= entry.task_ids
@@ -75,11 +81,13 @@ class TaskFollower:
 
     @contextlib.contextmanager
     def watching(self, notify: Callable[[], None]) -> Iterator[None]:
-        """Call `notify()` after any task changed (and every `recheck_seconds`): for task lists."""
+        """Call `notify()` after any change notice (and every `recheck_seconds`): for task lists.
+
+        On PostgreSQL an update is noticed only for followed tasks: follow the tasks shown too."""
         with self._lock:
             self._watchers.add(notify)
         self._start()
-        self._wake.set()  # an idle watcher thread starts counting toward its recheck
+        self._wake.set()
         try:
             yield
         finally:
@@ -92,6 +100,11 @@ class TaskFollower:
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        if self._registered:
+            try:
+                self.store.unfollow(self._id, sorted(self._registered))
+            except Exception as exc:  # they expire on their own
+                log.warning("could not unregister %d followed task(s): %s", len(self._registered), exc)
 
     # -- the watcher thread ---------------------------------------------------------------------
     def _start(self) -> None:
@@ -113,27 +126,55 @@ class TaskFollower:
         self._wake.set()
 
     def _run(self) -> None:
+        next_recheck = time.monotonic() + self._recheck_seconds
         while not self._closed:
             with self._lock:
                 idle = not self._followings and not self._watchers
-            woke = self._wake.wait(None if idle else self._recheck_seconds)
+            if idle:
+                self._wake.wait()
+                next_recheck = time.monotonic() + self._recheck_seconds
+            else:
+                self._wake.wait(max(0.0, next_recheck - time.monotonic()))
             if self._closed:
                 return
             self._wake.clear()
+            recheck = time.monotonic() >= next_recheck
+            if recheck:
+                next_recheck = time.monotonic() + self._recheck_seconds
             with self._lock:
-                everything = self._everything or not woke
-                any_change = self._any_change or not woke
+                everything = self._everything or recheck
+                any_change = self._any_change or recheck
                 dirty, self._dirty = self._dirty, set()
                 self._everything = self._any_change = False
                 followings = list(self._followings)
                 watchers = list(self._watchers)
-            if any_change:
-                for notify in watchers:
-                    notify()
             followed = {task_id for entry in followings for task_id in entry.task_ids}
-            wanted = followed if everything else followed & dirty
-            if wanted:
-                self._read(wanted, followings)
+            try:
+                self._register(followed, renew=recheck)
+                if any_change:
+                    for notify in watchers:
+                        notify()
+                wanted = followed if everything else followed & dirty
+                if wanted:
+                    self._read(wanted, followings)
+            except Exception:  # a follower's callback failed: the others must still hear of changes
+                log.exception("delivering task changes failed")
+
+    def _register(self, followed: set[str], *, renew: bool) -> None:
+        """Ask the store for notices of what is followed, before reading it (nothing is missed in
+        between), renewing every recheck; a failure is retried at the next wake-up."""
+        new, gone = followed - self._registered, self._registered - followed
+        try:
+            if renew and followed:
+                self.store.follow(self._id, sorted(followed), FOLLOW_SECONDS)
+            elif new:
+                self.store.follow(self._id, sorted(new), FOLLOW_SECONDS)
+            if gone:
+                self.store.unfollow(self._id, sorted(gone))
+        except Exception as exc:
+            log.warning("registering %d followed task(s) failed: %s", len(followed), exc)
+            return
+        self._registered = followed
 
     def _read(self, task_ids: set[str], followings: list[_Following]) -> None:
         try:
@@ -177,7 +218,7 @@ async def task_updates(follower: TaskFollower, task: Task, keepalive_seconds: fl
             loop.call_soon_threadsafe(put_latest, update)
 
     last = task
-    with follower.following([task.id], deliver):
+    with follower.following([task.id], deliver, known=[task]):
         while not last.status.terminal:
             try:
                 update = await asyncio.wait_for(latest.get(), keepalive_seconds)
@@ -216,7 +257,7 @@ async def list_changes(
 
     seen: dict[str, datetime] = {}
     last_read = 0.0
-    with follower.watching(notify):
+    with follower.watching(notify), contextlib.ExitStack() as shown:
         while True:
             gap = last_read + LIST_MIN_GAP_SECONDS - time.monotonic()
             if gap > 0:
@@ -229,6 +270,9 @@ async def list_changes(
             for gone in [task_id for task_id in seen if task_id not in current]:
                 if await asyncio.to_thread(store.get, gone) is None:
                     changes.append(ListChange(deleted_id=gone))
+            if current.keys() != seen.keys():  # follow what is shown (PostgreSQL notices only those)
+                shown.close()
+                shown.enter_context(follower.following(current, lambda _id, _update: notify(), known=page.tasks))
             seen = {task_id: task.updated_at for task_id, task in current.items()}
             if changes:
                 yield changes

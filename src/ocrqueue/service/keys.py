@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import uuid
+from typing import TypeGuard
+
 
 def upload_key(name: str) -> str:
     return f"uploads/{name}"
@@ -27,3 +31,21 @@ def asset_key(task_id: str, name: str) -> str:
 def page_image_key(task_id: str, number: int) -> str:
     """The viewer's rendering of page `number` (from 1)."""
     return f"{result_prefix(task_id)}/pages/{number}.png"
+
+
+_UPLOAD = re.compile(r"^uploads/[0-9a-f]{32}$")
+
+
+def new_upload_key() -> str:
+    return upload_key(uuid.uuid4().hex)
+
+
+def is_upload_key(key: object) -> TypeGuard[str]:
+    """Whether `key` names one upload as the service makes them: clean-up deletes by prefix, so a
+    payload written by hand (`uploads`, say) must never be taken for one task's file."""
+    return isinstance(key, str) and _UPLOAD.match(key) is not None
+
+
+def result_pdf_key(task_id: str) -> str:
+    """The searchable PDF, written on first request and kept."""
+    return f"{result_prefix(task_id)}/document.pdf"

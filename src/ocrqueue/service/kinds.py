@@ -10,13 +10,19 @@ from ocrqueue.queue.supervisor import CrashMessage
 from ocrqueue.service.engines import ModelGate, configure_vlm, ocr_needs_model
 from ocrqueue.service.ocr_task import OCR_KIND, OcrTask, ocr_crash_message
 from ocrqueue.service.vision_task import VISION_KIND, VisionTask
+from ocrqueue.service.webhooks import WEBHOOK_KIND, WebhookConfig
 from ocrqueue.storage import Storage
 
 
-def build_registry(storage: Storage, limits: DocumentLimits, vlm: VlmConfig | None = None) -> Registry:
+def build_registry(
+    storage: Storage, limits: DocumentLimits, vlm: VlmConfig | None = None, webhooks: WebhookConfig | None = None
+) -> Registry:
     """With `vlm` (a model server), the `vlm` engine is registered, OCR tasks using it go through the
-    model server's breaker gate, and `vision` tasks exist; without it, workers never claim them."""
+    model server's breaker gate, and `vision` tasks exist; without it, workers never claim them.
+    With `webhooks`, `webhook` tasks (callback deliveries) exist."""
     registry = register_builtin_kinds(Registry())
+    if webhooks is not None:
+        registry.register(WEBHOOK_KIND, webhooks.handler())
     client = configure_vlm(vlm)
     ocr = OcrTask(storage, limits)
     if client is None:

@@ -29,13 +29,14 @@ from ocrqueue.documents import (
 from ocrqueue.queue import PermanentError, Task, TaskContext
 from ocrqueue.queue.models import JSON
 from ocrqueue.service.keys import asset_key, result_json_key, result_markdown_key
+from ocrqueue.service.payloads import OcrPayload, PayloadError
 from ocrqueue.storage import ObjectNotFoundError, Storage
 
 OCR_KIND = "ocr"
 
 
 class OcrTask:
-    """Handler for tasks of kind `ocr`; payload: {"input": storage key, "options": {...}, "filename": str}."""
+    """Handler for tasks of kind `ocr` (payload: `OcrPayload`)."""
 
     def __init__(self, storage: Storage, limits: DocumentLimits, spool_dir: Path | None = None) -> None:
         self.storage = storage
@@ -44,16 +45,16 @@ class OcrTask:
         """Where uploads and results are spooled while a task runs (None: the system's temp directory)."""
 
     def __call__(self, ctx: TaskContext) -> JSON:
-        payload: dict[str, Any] = ctx.payload
         try:
-            options = ProcessOptions.from_dict(payload.get("options", {}))
-        except DocumentError as exc:
+            payload = OcrPayload.from_json(ctx.payload)
+        except PayloadError as exc:
             raise PermanentError(str(exc)) from exc
+        options = payload.options
         with tempfile.TemporaryDirectory(prefix="ocrqueue-task-", dir=self.spool_dir) as spool:
             try:
-                source = self.storage.download(payload["input"], Path(spool))
+                source = self.storage.download(payload.input, Path(spool))
             except ObjectNotFoundError as exc:
-                raise PermanentError(f"the uploaded file {payload['input']} is missing from storage") from exc
+                raise PermanentError(f"the uploaded file {payload.input} is missing from storage") from exc
             try:
                 meta, wanted = self._read_pages(ctx, source, options)
             except DocumentError as exc:
@@ -111,10 +112,9 @@ class OcrTask:
 def ocr_crash_message(task: Task, how: str) -> str:
     """What a supervisor records when the process reading `task` died: pages are read in order and
     each is counted in the progress once saved, so the page being read is the one after them."""
-    options = task.payload.get("options", {}) if isinstance(task.payload, dict) else {}
     try:
-        selection = ProcessOptions.from_dict(options).page_selection
-    except DocumentError:
+        selection = OcrPayload.from_json(task.payload).options.page_selection
+    except PayloadError:
         selection = None
     done = task.progress_done
     page = done + 1 if selection is None else selection.number_at(done)

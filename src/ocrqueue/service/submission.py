@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, BinaryIO
@@ -13,8 +12,9 @@ from typing import IO, BinaryIO
 from ocrqueue.documents import DocumentError, ProcessOptions, count_pages
 from ocrqueue.queue import Store, SubmitResult, TaskSpec
 from ocrqueue.queue.errors import out_of_space
-from ocrqueue.service.keys import upload_key
+from ocrqueue.service.keys import new_upload_key
 from ocrqueue.service.ocr_task import OCR_KIND
+from ocrqueue.service.payloads import OcrPayload
 from ocrqueue.storage import Storage, StorageFullError, TooLargeUploadError
 
 _CHUNK = 1 << 20
@@ -60,7 +60,7 @@ def submit_document(
         _check_page_selection(submission.options, spool)
         # Each task owns its upload (deleting a task deletes its file); a submit that finds an
         # existing task removes the copy it staged.
-        key = upload_key(uuid.uuid4().hex)
+        key = new_upload_key()
         spool.seek(0)
         storage.put_stream(key, spool, max_bytes)  # type: ignore[arg-type]
     if submission.idempotency_key is not None:
@@ -69,16 +69,10 @@ def submit_document(
         key_for_dedup = None
     else:
         key_for_dedup = dedup_key(sha256, submission.options, submission.tenant)
-    payload = {
-        "input": key,
-        "sha256": sha256,
-        "size": size,
-        "filename": submission.filename,
-        "options": submission.options.to_dict(),
-    }
+    payload = OcrPayload(key, submission.filename, submission.options, sha256=sha256, size=size)
     spec = TaskSpec(
         OCR_KIND,
-        payload,
+        payload.to_json(),
         priority=submission.priority,
         max_attempts=submission.max_attempts,
         dedup_key=key_for_dedup,

@@ -10,16 +10,15 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import uuid
 from dataclasses import dataclass
-from typing import Any
 
 from ocrqueue.documents import DocumentError, DocumentLimits, InputFormat, sniff_format
 from ocrqueue.documents.images import open_image
 from ocrqueue.documents.vlm import VlmClient
 from ocrqueue.queue import PermanentError, Store, SubmitResult, TaskContext, TaskSpec
 from ocrqueue.queue.models import JSON
-from ocrqueue.service.keys import upload_key
+from ocrqueue.service.keys import new_upload_key
+from ocrqueue.service.payloads import PayloadError, VisionPayload
 from ocrqueue.service.submission import idempotency_dedup_key, submit_owning_upload
 from ocrqueue.storage import ObjectNotFoundError, Storage
 
@@ -43,7 +42,7 @@ class VisionSubmission:
 def submit_vision(store: Store, storage: Storage, data: bytes, submission: VisionSubmission) -> SubmitResult:
     """Store the image for its task and submit it; the same image, question and max_tokens make one task."""
     sha256 = hashlib.sha256(data).hexdigest()
-    key = upload_key(uuid.uuid4().hex)
+    key = new_upload_key()
     storage.put(key, data)
     if submission.idempotency_key is not None:
         dedup: str | None = idempotency_dedup_key(submission.tenant, submission.idempotency_key)
@@ -52,17 +51,17 @@ def submit_vision(store: Store, storage: Storage, data: bytes, submission: Visio
     else:
         canonical = json.dumps([sha256, submission.question, submission.max_tokens], separators=(",", ":"))
         dedup = f"vision:{submission.tenant or ''}:{hashlib.sha256(canonical.encode()).hexdigest()}"
-    payload = {
-        "input": key,
-        "sha256": sha256,
-        "size": len(data),
-        "filename": submission.filename,
-        "question": submission.question,
-        "max_tokens": submission.max_tokens,
-    }
+    payload = VisionPayload(
+        input=key,
+        filename=submission.filename,
+        question=submission.question,
+        max_tokens=submission.max_tokens,
+        sha256=sha256,
+        size=len(data),
+    )
     spec = TaskSpec(
         VISION_KIND,
-        payload,
+        payload.to_json(),
         priority=submission.priority,
         max_attempts=submission.max_attempts,
         dedup_key=dedup,
@@ -72,7 +71,7 @@ def submit_vision(store: Store, storage: Storage, data: bytes, submission: Visio
 
 
 class VisionTask:
-    """Handler for tasks of kind `vision`; payload: {"input", "question", "max_tokens", "filename"}."""
+    """Handler for tasks of kind `vision` (payload: `VisionPayload`)."""
 
     def __init__(self, storage: Storage, client: VlmClient, limits: DocumentLimits) -> None:
         self.storage = storage
@@ -101,11 +100,14 @@ class VisionTask:
         return buffer.getvalue(), "image/png"
 
     def __call__(self, ctx: TaskContext) -> JSON:
-        payload: dict[str, Any] = ctx.payload
-        image = self._image(payload["input"])
+        try:
+            payload = VisionPayload.from_json(ctx.payload)
+        except PayloadError as exc:
+            raise PermanentError(str(exc)) from exc
+        image = self._image(payload.input)
         ctx.report_progress(0, 1, "asking the model")
         try:
-            answer = self.client.complete(image, payload["question"], max_tokens=payload.get("max_tokens"))
+            answer = self.client.complete(image, payload.question, max_tokens=payload.max_tokens)
         except DocumentError as exc:  # ModelRequestRejected: this request can never succeed
             raise PermanentError(str(exc)) from exc
         ctx.report_progress(1, 1, "answered")

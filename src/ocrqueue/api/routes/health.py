@@ -16,9 +16,8 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 
 from ocrqueue.api.context import ApiContext
-from ocrqueue.queue.migrate import QUEUE_SCHEMA, is_current
 from ocrqueue.service.engines import model_server_check
-from ocrqueue.service.schema import SERVICE_SCHEMA
+from ocrqueue.service.schema import schemas_current
 
 router = APIRouter(tags=["health"])
 _SCHEMA_CHECK_SECONDS = 30.0
@@ -32,7 +31,7 @@ def _schemas_current(database_url: str) -> bool:
         cached = _schema_checked.get(database_url)
         if cached and time.monotonic() - cached[0] < _SCHEMA_CHECK_SECONDS:
             return cached[1]
-    current = is_current(database_url, QUEUE_SCHEMA) and is_current(database_url, SERVICE_SCHEMA)
+    current = schemas_current(database_url)
     with _schema_lock:
         _schema_checked[database_url] = (time.monotonic(), current)
     return current
@@ -50,7 +49,7 @@ def readyz(request: Request) -> JSONResponse:
     context: ApiContext = request.app.state.context
     checks: dict[str, Any] = {}
     try:
-        context.store.now()
+        context.tasks.ping()
         checks["database"] = "ok"
     except Exception as exc:
         checks["database"] = f"unreachable: {type(exc).__name__}"

@@ -133,7 +133,8 @@ export function pageFacts(page) {
  */
 export function renderPage(page, p, { figure = () => {} } = {}) {
   const links = new Map();
-  const summary = pageFacts(page).filter(([term]) => term !== "Warnings").map(([, value]) => value);
+  const noteworthy = ([term, value]) => term !== "Warnings" && !(term === "Rotation" && value === "upright");
+  const summary = pageFacts(page).filter(noteworthy).map(([, value]) => value);
   const section = el(
     "section",
     { className: "doc-page", dataset: { page: String(p) }, ariaLabel: `Page ${p + 1}` },

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.code import code_text
-from ocrqueue.documents.model import Block, BlockType, Line
+from ocrqueue.documents.model import Block, BlockType, Line, Word
 from ocrqueue.documents.text import join_lines
 
 LIST_MARKER = re.compile(
@@ -152,8 +152,45 @@ def list_items(lines: Sequence[Line]) -> list[str]:
     return [LIST_MARKER.sub("", _join_lines(item), count=1) for item in items]
 
 
+# What OCR engines make of a round bullet: a lone mark like these before a capital or a digit.
+BULLET_MISREADS = frozenset({"¢", "e", "©", "«", "»", "°", "®", "o", "*", "+", "·", "•", "●", "■", "□", "❖", "➢"})
+MIN_LIST_RUN = 2
+
+
+def restore_bullets(lines: Sequence[Line]) -> list[Line]:
+    """Lines whose first word is a bullet misread ("¢", "e", "©" for "•") start with "•" again,
+    when at least MIN_LIST_RUN lines of the region begin so before a capital or a digit (a list,
+    not a word that happens to open a line)."""
+
+    def marked(line: Line) -> bool:
+        words = line.text.split(" ", 2)
+        if len(words) < 2 or words[0] not in BULLET_MISREADS:
+            return False
+        first = words[1][:1]
+        return first.isupper() or first.isdigit()
+
+    flags = [marked(line) for line in lines]
+    if sum(flags) < MIN_LIST_RUN:
+        return list(lines)
+    out = []
+    for line, flag in zip(lines, flags, strict=True):
+        if flag and line.text[0] != "•":
+            words = (Word("•", line.words[0].bbox, line.words[0].confidence), *line.words[1:]) if line.words else ()
+            line = Line(
+                "•" + line.text[len(line.text.split(" ", 1)[0]) :],
+                line.bbox,
+                line.confidence,
+                words,
+                line.font_size,
+                line.monospace,
+            )
+        out.append(line)
+    return out
+
+
 def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list[Block]:
     """Blocks of one column region; its lines' extent is the column a formula is centred in."""
+    lines = restore_bullets(lines)
     blocks = []
     column = union(ln.bbox for ln in lines) if lines else None
     for group in paragraphs(lines):
@@ -166,3 +203,11 @@ def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list
             text = _join_lines(group)
         blocks.append(Block(kind, union(ln.bbox for ln in group), text, _confidence(group), tuple(group), level=level))
     return blocks
+
+
+def figure_block(box: BBox, lines: Sequence[Line], image: str | None) -> Block:
+    """A figure with the text found inside it (axis labels, words of a diagram) as its lines, so
+    search finds them, in reading order; they stay out of the page's prose."""
+    ordered = reading_sort(lines)
+    text = "\n".join(ln.text for ln in ordered)
+    return Block("figure", box, text, _confidence(ordered), tuple(ordered), image=image)

@@ -133,7 +133,7 @@ def analyse(
     for island in islands:
         x0, y0, x1, y1 = island.box
         grid[y0 // factor : -(-y1 // factor), x0 // factor : -(-x1 // factor)] = True
-    leaves = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND)
+    leaves = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND, GRID_DPI)
     return _place(leaves, islands, factor, text_grid, rule_mask)
 
 

@@ -48,24 +48,45 @@ def _trim(mask: Mask, r: Region) -> Region | None:
     return Region(r.x0 + int(cols[0]), r.y0 + int(rows[0]), r.x0 + int(cols[-1]) + 1, r.y0 + int(rows[-1]) + 1)
 
 
-def xy_cut(mask: Mask, min_col_gap: int, max_depth: int = 200, offset_y: int = 0) -> list[Region]:
-    """Leaf regions of ``mask`` in reading order; ``min_col_gap`` is the narrowest gutter in cells."""
+def xy_cut(
+    mask: Mask, min_col_gap: int, max_depth: int = 200, offset_y: int = 0, narrow: NarrowGutter | None = None
+) -> list[Region]:
+    """Leaf regions of ``mask`` in reading order; ``min_col_gap`` is the narrowest gutter in cells
+    (``narrow``: narrower ones through tall text)."""
     out: list[Region] = []
     root = _trim(mask, Region(0, 0, mask.shape[1], mask.shape[0]))
     if root is not None:
-        _cut(mask, root, min_col_gap, out, max_depth)
+        _cut(mask, root, min_col_gap, out, max_depth, narrow)
     return [Region(r.x0, r.y0 + offset_y, r.x1, r.y1 + offset_y) for r in out]
 
 
-def xy_cut_page(mask: Mask, min_col_gap: int, margin_band: float) -> list[Region]:
+NARROW_GUTTER_IN = 0.07
+NARROW_MIN_SIDE_IN = 1.5
+NARROW_MIN_HEIGHT_IN = 1.0
+NARROW_MIN_LINES = 6
+
+
+def xy_cut_page(mask: Mask, min_col_gap: int, margin_band: float, cells_per_inch: int = 0) -> list[Region]:
     """xy_cut, with a running header and footer taken off first when a gap sets them apart from
     the body inside the top or bottom ``margin_band`` (share of the height), so they come first and
-    last whatever the columns between them do. Set apart means wider than 1.5 times the page's
-    typical gap between rows and than half the header's (footer's) own height: the first line of
-    a paragraph at the top of a page is no header."""
+    last whatever the columns between them do. Gutters are at least ``min_col_gap`` wide and wider
+    than the page's type makes the space between words (``_gap_for_type``). Set apart means wider
+    than 1.5 times the page's typical gap between rows and than half the header's (footer's) own
+    height: the first line of a paragraph at the top of a page is no header. With
+    ``cells_per_inch``, narrower gutters split tall text between wide columns (NarrowGutter)."""
     height = mask.shape[0]
-    rows = mask.any(axis=1)
+    rows: Mask = np.asarray(mask.any(axis=1), dtype=bool)
     gaps = _runs(rows)
+    type_gap = _gap_for_type(rows)
+    min_col_gap = max(min_col_gap, type_gap)
+    narrow = None
+    if cells_per_inch:
+        line = type_gap / GUTTER_PER_LINE_HEIGHT
+        narrow = NarrowGutter(
+            max(1, round(NARROW_GUTTER_IN * cells_per_inch), round(type_gap / 4)),
+            round(NARROW_MIN_SIDE_IN * cells_per_inch),
+            max(round(NARROW_MIN_HEIGHT_IN * cells_per_inch), round(NARROW_MIN_LINES * line)),
+        )
     band = int(height * margin_band)
     inner = sorted(e - s for s, e in gaps[1:-1])
     typical = inner[len(inner) // 2] if inner else 0
@@ -88,8 +109,23 @@ def xy_cut_page(mask: Mask, min_col_gap: int, margin_band: float) -> list[Region
     out: list[Region] = []
     for y0, y1 in ((0, top), (body_start, body_end), (bottom, height)):
         if y1 > y0:
-            out.extend(xy_cut(mask[y0:y1], min_col_gap, offset_y=y0))
+            out.extend(xy_cut(mask[y0:y1], min_col_gap, offset_y=y0, narrow=narrow))
     return out
+
+
+GUTTER_PER_LINE_HEIGHT = 1.2  # a gutter is wider than this many text-line heights
+MAX_LINE_SHARE = 0.1  # taller bands of ink (share of the page's height) are drawings, not lines
+
+
+def _gap_for_type(rows: Mask) -> int:
+    """The narrowest gutter the page's type allows: the space between two words grows with the
+    type, so on a slide or a receipt in large letters it is wider than a fixed gutter. The median
+    height of the page's bands of ink rows stands for its line height."""
+    padded = np.concatenate(([False], rows, [False]))
+    edges = np.flatnonzero(padded[1:] != padded[:-1])
+    heights = edges[1::2] - edges[0::2]
+    lines = heights[heights <= max(1, MAX_LINE_SHARE * rows.size)]
+    return int(np.ceil(GUTTER_PER_LINE_HEIGHT * float(np.median(lines)))) if lines.size else 0
 
 
 def _any_band_has_gutter(sub: Mask, gaps: list[tuple[int, int]], min_col_gap: int) -> bool:
@@ -103,15 +139,39 @@ def _any_band_has_gutter(sub: Mask, gaps: list[tuple[int, int]], min_col_gap: in
     return bool(np.any(inside_a_band & (np.diff(cols) > min_col_gap)))
 
 
-def _cut(mask: Mask, r: Region, min_col_gap: int, out: list[Region], depth: int) -> None:
+@dataclass(frozen=True)
+class NarrowGutter:
+    """A gutter narrower than ``min_col_gap`` still splits a region into columns when it runs
+    through a tall block of text between two wide parts: word gaps of several lines seldom line up
+    over ``min_height`` cells, and a bullet's gap has a narrow part on its left. All in cells."""
+
+    width: int
+    min_side: int
+    min_height: int
+
+
+def _gutters(sub: Mask, min_col_gap: int, narrow: NarrowGutter | None) -> list[tuple[int, int]]:
+    runs = _runs(sub.any(axis=0))
+    wide = [g for g in runs if g[1] - g[0] >= min_col_gap]
+    if wide or narrow is None or sub.shape[0] < narrow.min_height:
+        return wide
+    width = sub.shape[1]
+    return [
+        g for g in runs if g[1] - g[0] >= narrow.width and g[0] >= narrow.min_side and width - g[1] >= narrow.min_side
+    ]
+
+
+def _cut(
+    mask: Mask, r: Region, min_col_gap: int, out: list[Region], depth: int, narrow: NarrowGutter | None = None
+) -> None:
     sub = mask[r.y0 : r.y1, r.x0 : r.x1]
-    gutters = [g for g in _runs(sub.any(axis=0)) if g[1] - g[0] >= min_col_gap]
+    gutters = _gutters(sub, min_col_gap, narrow)
     if gutters and depth > 0:
         s, e = max(gutters, key=lambda g: g[1] - g[0])
         for part in (Region(r.x0, r.y0, r.x0 + s, r.y1), Region(r.x0 + e, r.y0, r.x1, r.y1)):
             trimmed = _trim(mask, part)
             if trimmed is not None:
-                _cut(mask, trimmed, min_col_gap, out, depth - 1)
+                _cut(mask, trimmed, min_col_gap, out, depth - 1, narrow)
         return
     gaps = _runs(sub.any(axis=1))
     if not gaps or depth <= 0:
@@ -124,4 +184,4 @@ def _cut(mask: Mask, r: Region, min_col_gap: int, out: list[Region], depth: int)
     for part in (Region(r.x0, r.y0, r.x1, r.y0 + s), Region(r.x0, r.y0 + e, r.x1, r.y1)):
         trimmed = _trim(mask, part)
         if trimmed is not None:
-            _cut(mask, trimmed, min_col_gap, out, depth - 1)
+            _cut(mask, trimmed, min_col_gap, out, depth - 1, narrow)

@@ -29,5 +29,5 @@ def open_store(
         store = SQLiteStore(url.sqlite_path)
     store.default_max_attempts = default_max_attempts
     if registry is not None:
-        store.kind_max_attempts = registry.max_attempts()
+        store.kind_max_attempts = registry.attempt_limits()
     return store

@@ -171,6 +171,12 @@ class PostgresStore(Store):
                 self._closing.wait(delay)
                 delay = min(delay * 2, 5.0)
 
+    def follow(self, follower: str, task_ids: Sequence[str], seconds: float) -> None:
+        self._execute(sql.FOLLOW, {"follower": follower, "ids": list(task_ids), "seconds": seconds}, "follow")
+
+    def unfollow(self, follower: str, task_ids: Sequence[str]) -> None:
+        self._execute(sql.UNFOLLOW, {"follower": follower, "ids": list(task_ids)}, "unfollow")
+
     # -- submitting -------------------------------------------------------------------------
     def submit_many(self, specs: Sequence[TaskSpec]) -> list[SubmitResult]:
         if not specs:
@@ -395,10 +401,10 @@ class PostgresStore(Store):
             self._wake_local()
         return ReapResult(by_status["pending"], by_status["dead_letter"], by_status["cancelled"])
 
-    def prune(self, older_than_seconds: float, limit: int = 10_000) -> int:
-        deleted = int(self._fetch(sql.PRUNE, {"age": older_than_seconds, "limit": limit}, "prune")[0][0])
+    def prune_tasks(self, older_than_seconds: float, limit: int = 10_000) -> list[Task]:
+        rows = self._fetch(sql.PRUNE, {"age": older_than_seconds, "limit": limit}, "prune")
         self._execute(sql.PRUNE_WORKERS, {"age": older_than_seconds}, "prune workers")
-        return deleted
+        return [task_from_row(row) for row in rows]
 
     def register_worker(self, worker_id: str, host: str, pid: int, concurrency: int, kinds: Sequence[str]) -> None:
         params = {"id": worker_id, "host": host, "pid": pid, "concurrency": concurrency, "kinds": dumps(list(kinds))}

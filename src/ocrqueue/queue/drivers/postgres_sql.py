@@ -7,13 +7,16 @@ Times are `now()`: the database clock (invariant 3). Worker writes after a claim
 
 from __future__ import annotations
 
+import sqlalchemy as sa
+
 from ocrqueue.queue import lifecycle
 from ocrqueue.queue.drivers.columns import task_columns
 
 NOTIFY_CHANNEL = "ocrqueue_tasks"
+_CLOCK = lifecycle.Clock("postgresql", "now()")
 CHANGES_CHANNEL = "ocrqueue_task_changes"
-"""Every statement that writes task rows notifies here (triggers of migration 0002): the ids it
-touched, comma-separated, or `*` when they would not fit in one notification."""
+"""Statements that insert or delete task rows, or update followed ones (`ocrq_follows`), notify
+here (triggers of migration 0002): the ids, comma-separated, or `*` when they would not fit."""
 CHANGES_ANY = "*"
 
 
@@ -49,6 +52,16 @@ SELECT {COLS}, pg_notify('{NOTIFY_CHANNEL}', kind) FROM ins
 GET_BY_IDS = f"SELECT {COLS} FROM ocrq_tasks WHERE id = ANY(%(ids)s)"
 
 HELD_BY = f"SELECT {COLS} FROM ocrq_tasks WHERE worker_id = %(worker)s AND status = 'running' ORDER BY id"
+FOLLOW = """
+WITH expired AS (
+    DELETE FROM ocrq_follows WHERE expires_at < now()
+)
+INSERT INTO ocrq_follows (task_id, follower, expires_at)
+SELECT id, %(follower)s, now() + make_interval(secs => %(seconds)s) FROM unnest(%(ids)s::text[]) AS f(id)
+ON CONFLICT (task_id, follower) DO UPDATE SET expires_at = excluded.expires_at
+"""
+
+UNFOLLOW = "DELETE FROM ocrq_follows WHERE follower = %(follower)s AND task_id = ANY(%(ids)s)"
 
 GET_LIVE_BY_DEDUP = f"""
 SELECT {COLS} FROM ocrq_tasks
@@ -119,22 +132,16 @@ WHERE ocrq_checkpoints.lease_token <= excluded.lease_token
 RETURNING seq
 """
 
-COMPLETE_MANY = """
+COMPLETE_MANY = f"""
 WITH done AS (
     UPDATE ocrq_tasks t
-    SET status = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE 'completed' END,
-        result = CASE WHEN t.cancel_requested THEN NULL ELSE c.result END,
-        error_kind = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE NULL END,
-        error_message = CASE WHEN t.cancel_requested THEN 'cancelled while running' ELSE NULL END,
-        progress_done = CASE WHEN t.cancel_requested THEN t.progress_done
-                             ELSE coalesce(t.progress_total, t.progress_done) END,
-        lease_expires_at = NULL, finished_at = now(), updated_at = now()
+    SET {lifecycle.render_set(lifecycle.completion(sa.literal_column("c.result"), _CLOCK), "postgresql")}
     FROM unnest(%(ids)s::text[], %(tokens)s::bigint[], %(results)s::jsonb[]) AS c(id, token, result)
     WHERE t.id = c.id AND t.lease_token = c.token AND t.status = 'running'
     RETURNING t.id, t.status, t.attempts, t.lease_token, t.worker_id
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
-    SELECT id, status, now(), attempts, lease_token, worker_id, '{}'::jsonb FROM done
+    SELECT id, status, now(), attempts, lease_token, worker_id, '{{}}'::jsonb FROM done
 )
 SELECT id, status FROM done
 """
@@ -142,43 +149,31 @@ SELECT id, status FROM done
 FAIL = f"""
 WITH failed AS (
     UPDATE ocrq_tasks
-    SET {lifecycle.render_assignments(lifecycle.FAILED, "postgresql", now="now()")}
+    SET {lifecycle.render_set(lifecycle.HANDLER_ERROR.assignments(_CLOCK), "postgresql")}
     WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running'
     RETURNING id, status, attempts, max_attempts, lease_token
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
-    SELECT {lifecycle.render_event_columns(lifecycle.FAILED, "postgresql", now="now()", worker="%(worker_id)s")}
+    SELECT {lifecycle.render_event(lifecycle.HANDLER_ERROR, "postgresql", now="now()", worker="%(worker_id)s")}
     FROM failed
 )
 SELECT status FROM failed
 """
 
-RELEASE = (
-    """
+RELEASE = f"""
 WITH released AS (
     UPDATE ocrq_tasks t
-    SET status = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE 'pending' END,
-        attempts = CASE WHEN t.cancel_requested THEN t.attempts ELSE t.attempts - 1 END,
-        error_kind = CASE WHEN t.cancel_requested THEN 'cancelled' ELSE t.error_kind END,
-        error_message = CASE WHEN t.cancel_requested THEN 'cancelled while running' ELSE t.error_message END,
-        finished_at = CASE WHEN t.cancel_requested THEN now() ELSE NULL END,
-        worker_id = NULL, lease_expires_at = NULL, updated_at = now(),
-        run_at = now() + make_interval(secs => %(delay)s)
+    SET {lifecycle.render_set(lifecycle.release(lifecycle.RELEASED.delay_seconds, _CLOCK), "postgresql")}
     FROM unnest(%(ids)s::text[], %(tokens)s::bigint[]) AS h(id, token)
     WHERE t.id = h.id AND t.lease_token = h.token AND t.status = 'running'
     RETURNING t.id, t.kind, t.status, t.attempts, t.lease_token
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
-    SELECT id, CASE status WHEN 'pending' THEN 'released' ELSE 'cancelled' END,
-           now(), attempts, lease_token, %(worker_id)s,
-           jsonb_build_object('reason', %(reason)s::text, 'delay_seconds', %(delay)s)
+    SELECT {lifecycle.render_event(lifecycle.RELEASED, "postgresql", now="now()", worker="%(worker_id)s")}
     FROM released
 )
-SELECT id, pg_notify('"""
-    + NOTIFY_CHANNEL
-    + """', kind) FROM released
+SELECT id, pg_notify('{NOTIFY_CHANNEL}', kind) FROM released
 """
-)
 
 # A zombie's rejected write leaves a trace, so lost leases can be counted and explained later.
 RECORD_REJECTED_WRITE = """
@@ -285,7 +280,7 @@ WITH expired AS (
     FOR UPDATE SKIP LOCKED
 ), reaped AS (
     UPDATE ocrq_tasks t
-    SET {lifecycle.render_assignments(_REAPED, "postgresql", now="now()")}
+    SET {lifecycle.render_set(_REAPED.assignments(_CLOCK), "postgresql")}
     FROM expired e WHERE t.id = e.id
     RETURNING t.id, t.kind, t.status, t.attempts, t.max_attempts, t.lease_token, e.old_worker
 ), ev AS (
@@ -294,13 +289,13 @@ WITH expired AS (
            jsonb_build_object('reason', 'lease expired')
     FROM reaped
     UNION ALL
-    SELECT {lifecycle.render_event_columns(_REAPED, "postgresql", now="clock_timestamp()", worker="old_worker")}
+    SELECT {lifecycle.render_event(_REAPED, "postgresql", now="clock_timestamp()", worker="old_worker")}
     FROM reaped
 )
 SELECT id, status, pg_notify('{NOTIFY_CHANNEL}', kind) FROM reaped
 """
 
-PRUNE = """
+PRUNE = f"""
 WITH gone AS (
     DELETE FROM ocrq_tasks WHERE id IN (
         SELECT id FROM ocrq_tasks
@@ -308,11 +303,11 @@ WITH gone AS (
           AND finished_at < now() - make_interval(secs => %(age)s)
         LIMIT %(limit)s
     )
-    RETURNING id
+    RETURNING {COLS}
 ), history AS (
     DELETE FROM ocrq_events WHERE task_id IN (SELECT id FROM gone)
 )
-SELECT count(*) FROM gone
+SELECT * FROM gone
 """
 
 PRUNE_WORKERS = """

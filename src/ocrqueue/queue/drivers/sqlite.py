@@ -209,6 +209,12 @@ class SQLiteStore(Store):
         finally:
             conn.close()
 
+    def follow(self, follower: str, task_ids: Sequence[str], seconds: float) -> None:
+        """Nothing to register: every commit changes `data_version`, followed or not."""
+
+    def unfollow(self, follower: str, task_ids: Sequence[str]) -> None:
+        """Nothing was registered."""
+
     # -- submitting -------------------------------------------------------------------------
     def submit_many(self, specs: Sequence[TaskSpec]) -> list[SubmitResult]:
         if not specs:
@@ -354,16 +360,14 @@ class SQLiteStore(Store):
         self, worker_id: str, leases: Iterable[Lease], *, delay_seconds: float = 0.0, reason: str = "worker stopping"
     ) -> list[str]:
         keys = json.dumps([f"{lease.task_id}:{lease.token}" for lease in leases])
-        detail = {"reason": reason, "delay_seconds": delay_seconds}
+        params = {"leases": keys, "delay": float(delay_seconds), "reason": reason, "worker_id": worker_id}
 
         def run() -> list[str]:
             with self._write() as conn:
-                rows = conn.execute(sql.RELEASE, {"leases": keys, "delay": float(delay_seconds)}).fetchall()
-                for task_id, status, attempts, token in rows:
-                    released = status == TaskStatus.PENDING
-                    event_type = EventType.RELEASED if released else EventType.CANCELLED
-                    self._event(conn, task_id, event_type, attempts, token, worker_id, detail if released else None)
-            return [row[0] for row in rows]
+                released = [row[0] for row in conn.execute(sql.RELEASE, params).fetchall()]
+                if released:
+                    conn.execute(sql.RELEASED_EVENTS, params | {"ids": json.dumps(released)})
+            return released
 
         released = self._retrying(run, "release")
         if released:
@@ -487,15 +491,16 @@ class SQLiteStore(Store):
             self._wake_local()
         return result
 
-    def prune(self, older_than_seconds: float, limit: int = 10_000) -> int:
-        def run() -> int:
+    def prune_tasks(self, older_than_seconds: float, limit: int = 10_000) -> list[Task]:
+        def run() -> list[Task]:
             with self._write() as conn:
                 rows = conn.execute(sql.PRUNABLE, {"age": older_than_seconds, "limit": limit}).fetchall()
-                ids = json.dumps([row[0] for row in rows])
+                tasks = [task_from_row(row) for row in rows]
+                ids = json.dumps([task.id for task in tasks])
                 conn.execute(sql.PRUNE, {"ids": ids})
                 conn.execute(sql.DELETE_EVENTS, {"ids": ids})
                 conn.execute(sql.PRUNE_WORKERS, {"age": older_than_seconds})
-                return len(rows)
+                return tasks
 
         return self._retrying(run, "prune")
 

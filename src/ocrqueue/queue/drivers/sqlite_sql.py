@@ -14,6 +14,7 @@ from ocrqueue.queue import lifecycle
 from ocrqueue.queue.drivers.columns import task_columns
 
 NOW = "((julianday('now') - 2440587.5) * 86400.0)"
+_CLOCK = lifecycle.Clock("sqlite", NOW)
 COLS = task_columns()
 T_COLS = task_columns("t.")
 
@@ -117,13 +118,7 @@ RETURNING seq
 # Led by the items, each is one primary-key lookup.
 COMPLETE_MANY = f"""
 UPDATE ocrq_tasks
-SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'completed' END,
-    result = CASE WHEN cancel_requested THEN NULL ELSE c.result END,
-    error_kind = CASE WHEN cancel_requested THEN 'cancelled' ELSE NULL END,
-    error_message = CASE WHEN cancel_requested THEN 'cancelled while running' ELSE NULL END,
-    progress_done = CASE WHEN cancel_requested THEN progress_done
-                         ELSE coalesce(progress_total, progress_done) END,
-    lease_expires_at = NULL, finished_at = {NOW}, updated_at = {NOW}
+SET {lifecycle.render_set(lifecycle.completion(sa.literal_column("c.result"), _CLOCK), "sqlite")}
 FROM (
     SELECT value ->> 0 AS id, value ->> 1 AS token, value ->> 2 AS result FROM json_each(:items)
 ) AS c
@@ -139,7 +134,7 @@ FROM ocrq_tasks WHERE id IN (SELECT value FROM json_each(:ids))
 
 FAIL = f"""
 UPDATE ocrq_tasks
-SET {lifecycle.render_assignments(lifecycle.FAILED, "sqlite", now=NOW)}
+SET {lifecycle.render_set(lifecycle.HANDLER_ERROR.assignments(_CLOCK), "sqlite")}
 WHERE id = :id AND lease_token = :token AND status = 'running'
 RETURNING id, status
 """
@@ -148,20 +143,21 @@ RETURNING id, status
 # reading the row FAIL just wrote.
 FAILED_EVENT = f"""
 INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
-SELECT {lifecycle.render_event_columns(lifecycle.FAILED, "sqlite", now=NOW, worker=":worker_id")}
+SELECT {lifecycle.render_event(lifecycle.HANDLER_ERROR, "sqlite", now=NOW, worker=":worker_id")}
 FROM ocrq_tasks WHERE id = :id
 """
 
 RELEASE = f"""
 UPDATE ocrq_tasks
-SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'pending' END,
-    attempts = CASE WHEN cancel_requested THEN attempts ELSE attempts - 1 END,
-    error_kind = CASE WHEN cancel_requested THEN 'cancelled' ELSE error_kind END,
-    error_message = CASE WHEN cancel_requested THEN 'cancelled while running' ELSE error_message END,
-    finished_at = CASE WHEN cancel_requested THEN {NOW} ELSE NULL END,
-    worker_id = NULL, lease_expires_at = NULL, run_at = {NOW} + :delay, updated_at = {NOW}
+SET {lifecycle.render_set(lifecycle.release(lifecycle.RELEASED.delay_seconds, _CLOCK), "sqlite")}
 WHERE status = 'running' AND id || ':' || lease_token IN (SELECT value FROM json_each(:leases))
-RETURNING id, status, attempts, lease_token
+RETURNING id
+"""
+
+RELEASED_EVENTS = f"""
+INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+SELECT {lifecycle.render_event(lifecycle.RELEASED, "sqlite", now=NOW, worker=":worker_id")}
+FROM ocrq_tasks WHERE id IN (SELECT value FROM json_each(:ids))
 """
 
 LEASE_STATE = "SELECT status, lease_token, attempts FROM ocrq_tasks WHERE id = :id"
@@ -247,7 +243,7 @@ _REAPED = lifecycle.lease_expired(lifecycle.param("old_worker", sa.Text))
 
 REAP_ONE = f"""
 UPDATE ocrq_tasks
-SET {lifecycle.render_assignments(_REAPED, "sqlite", now=NOW)}
+SET {lifecycle.render_set(_REAPED.assignments(_CLOCK), "sqlite")}
 WHERE id = :id AND status = 'running' AND lease_expires_at < {NOW}
 RETURNING id, status
 """
@@ -257,12 +253,12 @@ INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, det
 SELECT id, 'lease_lost', {NOW}, attempts, lease_token, :old_worker, json_object('reason', 'lease expired')
 FROM ocrq_tasks WHERE id = :id
 UNION ALL
-SELECT {lifecycle.render_event_columns(_REAPED, "sqlite", now=NOW, worker=":old_worker")}
+SELECT {lifecycle.render_event(_REAPED, "sqlite", now=NOW, worker=":old_worker")}
 FROM ocrq_tasks WHERE id = :id
 """
 
 PRUNABLE = f"""
-SELECT id FROM ocrq_tasks
+SELECT {COLS} FROM ocrq_tasks
 WHERE status IN ('completed', 'cancelled', 'dead_letter') AND finished_at < {NOW} - :age
 LIMIT :limit
 """

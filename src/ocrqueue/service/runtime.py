@@ -1,0 +1,197 @@
+"""Bringing an installation up from its settings: database (migrated), storage, the task kinds,
+workers and metrics. `ocrqueue serve`, `ocrqueue worker` and the other commands start through here."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from types import FrameType
+
+from prometheus_client import REGISTRY, start_http_server
+
+from ocrqueue.documents import keep_page_buffers
+from ocrqueue.queue import Registry, Store, Worker, open_store
+from ocrqueue.queue.metrics import QueueDepthCollector
+from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
+from ocrqueue.queue.supervisor import Supervisor, stop_with_parent
+from ocrqueue.service.engines import configure_vlm
+from ocrqueue.service.kinds import build_registry, crash_messages
+from ocrqueue.service.schema import upgrade_all
+from ocrqueue.service.tasks import Tasks
+from ocrqueue.service.webhooks import WebhookConfig
+from ocrqueue.settings import Settings
+from ocrqueue.storage import Storage
+from ocrqueue.storage.s3 import open_storage_url
+
+log = logging.getLogger("ocrqueue")
+
+__all__ = [
+    "REPLACE_EXIT_CODE",
+    "Supervisor",
+    "Worker",
+    "keep_page_buffers",
+    "kind_names",
+    "new_worker",
+    "open_configured_store",
+    "open_storage",
+    "open_tasks",
+    "prepare_database",
+    "run_workers_until_signalled",
+    "serve_metrics",
+    "stop_with_parent",
+    "supervise_until_signalled",
+    "supervisor",
+    "task_registry",
+]
+
+
+def prepare_database(settings: Settings) -> str:
+    """Create the data directory and bring the schema up to date when auto_migrate is on."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    url = settings.resolved_database_url
+    if settings.auto_migrate:
+        upgrade_all(url)
+    return url
+
+
+def open_configured_store(settings: Settings) -> Store:
+    return open_store(
+        prepare_database(settings),
+        pool_size=settings.worker_concurrency + 4,
+        default_max_attempts=settings.max_attempts,
+    )
+
+
+def open_storage(settings: Settings) -> Storage:
+    """S3-compatible storage when storage_url is set, else the storage directory."""
+    return open_storage_url(settings.storage_url, settings.resolved_storage_dir)
+
+
+def open_tasks(settings: Settings) -> Tasks:
+    """The service on the configured database and storage; the `vlm` engine is registered when a
+    model server is configured, so submits may choose it. Close it when done."""
+    configure_vlm(settings.vlm_config())
+    return Tasks(open_configured_store(settings), open_storage(settings), settings)
+
+
+def webhook_config(settings: Settings) -> WebhookConfig:
+    return WebhookConfig(
+        database_url=settings.resolved_database_url,
+        timeout_seconds=settings.webhook_timeout_seconds,
+        allow_private_networks=settings.webhook_allow_private_networks,
+        max_attempts=settings.webhook_max_attempts,
+        public_url=settings.public_url,
+        sweep_seconds=settings.webhook_sweep_seconds,
+    )
+
+
+def task_registry(settings: Settings, storage: Storage | None = None) -> Registry:
+    """Every task kind this installation can run."""
+    return build_registry(
+        storage or open_storage(settings), settings.document_limits(), settings.vlm_config(), webhook_config(settings)
+    )
+
+
+@contextlib.contextmanager
+def webhook_outbox(settings: Settings, store: Store) -> Iterator[None]:
+    """While workers run, ended tasks with a callback get their webhook task (see service/webhooks.py)."""
+    outbox = webhook_config(settings).outbox(store)
+    outbox.start()
+    try:
+        yield
+    finally:
+        outbox.stop()
+
+
+def kind_names(settings: Settings) -> list[str]:
+    return task_registry(settings).names()
+
+
+def new_worker(
+    tasks: Tasks,
+    settings: Settings,
+    *,
+    concurrency: int | None = None,
+    kinds: list[str] | None = None,
+    worker_id: str | None = None,
+) -> Worker:
+    """A worker (not yet started) for `kinds` (None: every registered kind) with `concurrency` slots
+    [default: settings]; `worker_id` is given by a supervising process."""
+    config = settings.queue_config()
+    if concurrency is not None:
+        config = dataclasses.replace(config, concurrency=concurrency)
+    registry = task_registry(settings, tasks.storage)
+    return Worker(tasks.store, registry, config, kinds=kinds, worker_id=worker_id)
+
+
+def worker_command(concurrency: int, kinds: list[str], verbose: bool) -> Callable[[str], list[str]]:
+    """The command line of one supervised `ocrqueue worker` child with the given worker id."""
+
+    def command(worker_id: str) -> list[str]:
+        args = [sys.executable, "-m", "ocrqueue", "worker", "--processes", "0", "--worker-id", worker_id]
+        args += ["--concurrency", str(concurrency), *(f"--kind={kind}" for kind in kinds)]
+        return [*args, "--verbose"] if verbose else args
+
+    return command
+
+
+def supervisor(
+    tasks: Tasks, settings: Settings, processes: int, concurrency: int, kinds: list[str], verbose: bool
+) -> Supervisor:
+    """Worker processes under this one, each replaced when it exits or dies (see queue/supervisor.py).
+    Each child runs its own webhook outbox, as any `ocrqueue worker` does."""
+    return Supervisor(
+        tasks.store,
+        worker_command(concurrency, kinds, verbose),
+        processes,
+        crash_messages=crash_messages(),
+        backoff_base_seconds=settings.backoff_base_seconds,
+        backoff_cap_seconds=settings.backoff_cap_seconds,
+        stop_timeout=settings.shutdown_grace_seconds + 20,
+    )
+
+
+def supervise_until_signalled(running: Supervisor) -> None:
+    """SIGTERM/SIGINT stop the supervisor, which stops its children gracefully."""
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        log.info("%s received: stopping worker processes", signal.Signals(signum).name)
+        running.stop()
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
+    thread = running.start()
+    while thread.is_alive():
+        thread.join(timeout=0.5)
+
+
+def serve_metrics(settings: Settings, tasks: Tasks) -> None:
+    """Expose the process's metrics and the queue depth for Prometheus when a port is configured."""
+    if settings.metrics_port is None:
+        return
+    REGISTRY.register(QueueDepthCollector(tasks.store))
+    start_http_server(settings.metrics_port)
+    log.info("metrics on :%d/metrics", settings.metrics_port)
+
+
+def run_workers_until_signalled(workers: list[Worker]) -> None:
+    """First SIGTERM/SIGINT: graceful stop. A second one: release running tasks at once."""
+    signals_seen = 0
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        nonlocal signals_seen
+        signals_seen += 1
+        log.info("%s received: %s", signal.Signals(signum).name, "stopping" if signals_seen == 1 else "releasing now")
+        for worker in workers:
+            worker.stop(release_now=signals_seen > 1)
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
+    threads = [worker.start() for worker in workers]
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(timeout=0.5)
