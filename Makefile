@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 BOOTSTRAP_PYTHON ?= python3
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-viewer bench-memory bench-bigdoc venv system-deps-serve system-deps-test lock clean
+.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-accuracy bench-viewer bench-memory bench-bigdoc venv system-deps-serve system-deps-test lock clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(BOOTSTRAP_PYTHON) -m venv $(VENV)
@@ -60,6 +60,10 @@ bench-queue: venv
 bench-ocr: venv
 	$(PY) bench/ocr.py
 
+## bench-accuracy: CER and bag-of-words F1 on real pages from Debian packages (fetched with apt-get download), three ways each
+bench-accuracy: venv
+	$(PY) bench/accuracy.py
+
 ## bench-viewer: how long the web page's document view takes for long results, in chromium
 bench-viewer: venv
 	$(PY) bench/viewer.py
@@ -72,7 +76,7 @@ bench-memory: venv
 bench-bigdoc: venv
 	$(PY) bench/bigdoc.py
 
-bench: bench-queue bench-ocr
+bench: bench-queue bench-ocr bench-accuracy
 
 ## lock: refresh constraints.txt from the current virtualenv after changing dependencies
 lock: venv

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|test
-# "serve": what the default OCR engine needs; "test": that plus PostgreSQL, Chromium (browser tests) and
-# libfaketime (the clock-jump chaos tests) and qpdf (checks the searchable PDFs).
+# "serve": what the default OCR engines need (tesseract-ocr-osd: which way up a page is, and its
+# script); "test": that plus PostgreSQL, Chromium (browser tests), libfaketime (the clock-jump
+# chaos tests) and qpdf (checks the searchable PDFs).
 set -euo pipefail
 
-serve_packages=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim fonts-dejavu-core fonts-noto-cjk)
+serve_packages=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
 test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf)
 
 case "${1:-serve}" in

@@ -66,9 +66,13 @@ class Settings(BaseSettings):
         description="Freed memory (MiB) a worker keeps for the next page instead of returning it to the OS "
         "(glibc malloc; 0: malloc's defaults). Saves ~10 ms of page faults per OCR page.",
     )
-    default_engine: str = Field(default="tesseract", description="OCR engine when a task names none.")
+    default_engine: str = Field(
+        default="auto",
+        description="OCR engine when a task names none; auto: per page, the one measured best on its script.",
+    )
     default_languages: list[str] = Field(
-        default_factory=lambda: ["eng"], description="OCR languages when a task names none."
+        default_factory=lambda: ["auto"],
+        description='OCR languages when a task names none; ["auto"]: per page, from the scripts found on it.',
     )
     auto_migrate: bool = Field(default=True, description="Apply pending schema migrations when a process starts.")
 

@@ -110,6 +110,11 @@ def test_upload_runs_to_a_result_with_blocks_in_order_linked_to_their_boxes(
     ]
     expect(page.locator("#page-facts")).to_contain_text("Read from")
     expect(page.locator("#page-facts")).to_contain_text("text layer")
+    # With no languages sent, the server found them per page, and the view says what it found.
+    expect(page.locator("#page-facts")).to_contain_text("Languageseng (English)")
+    expect(page.locator("#page-facts")).to_contain_text("ScriptsLatin")
+    expect(page.locator("#page-facts")).to_contain_text("Rotationupright")
+    expect(document.locator(".page-mark").first).to_have_text("Page 1 · text layer · eng (English) · Latin")
     expect(page.locator("#page-boxes .box")).to_have_count(6)
 
     # The boxes are the JSON's point boxes scaled onto the rendered page image.

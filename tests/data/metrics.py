@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 
 from ocrqueue.documents.model import PageResult
@@ -51,3 +52,56 @@ def table_cell_accuracy(expected: list[list[str]], page: PageResult) -> float:
             if r < len(grid) and c < len(grid[r]) and _chars(grid[r][c]) == _chars(cell):
                 hits += 1
     return hits / sum(len(row) for row in expected)
+
+
+# --- Real pages (bench/accuracy.py): order-sensitive CER on whitespace-normalised text, and word bags.
+
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_SPACE_BY_CJK = re.compile(rf"\s+(?=[{_CJK}])|(?<=[{_CJK}])\s+")
+_LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010\x02]\s*\n\s*(?=[a-z])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+_TOKEN = re.compile(rf"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_{_CJK}]+")
+
+
+def normalise(text: str) -> str:
+    """NFKC; a word hyphenated across a line end joined again (both sides, so neither is punished
+    for where the other broke lines); control characters dropped; whitespace runs as one space,
+    none next to a CJK character (engines and typesetters differ in where they put those)."""
+    text = _LINE_END_HYPHEN.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = _CONTROL.sub("", unicodedata.normalize("NFKC", text))
+    return _SPACE_BY_CJK.sub("", re.sub(r"\s+", " ", text)).strip()
+
+
+def text_cer(reference: str, hypothesis: str) -> float:
+    """Order-sensitive character error rate on normalised text (edits per reference character)."""
+    from rapidfuzz.distance import Levenshtein
+
+    ref, hyp = normalise(reference), normalise(hypothesis)
+    return Levenshtein.distance(ref, hyp) / max(1, len(ref))
+
+
+def bag_of_words_f1(reference: str, hypothesis: str) -> float:
+    """F1 of the two multisets of tokens: words of letters and digits, each Han character on its own."""
+    ref = Counter(_TOKEN.findall(normalise(reference)))
+    hyp = Counter(_TOKEN.findall(normalise(hypothesis)))
+    if not ref and not hyp:
+        return 1.0
+    common = sum((ref & hyp).values())
+    if not common:
+        return 0.0
+    precision, recall = common / sum(hyp.values()), common / sum(ref.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def full_text(page: PageResult) -> str:
+    """Everything a page result says, in its reading order: every block's lines (headers, footers,
+    captions, figure labels included), a table's cells row by row."""
+    parts: list[str] = []
+    for block in page.blocks:
+        if block.table is not None:
+            parts.extend(" ".join(row) for row in block.table.grid())
+        elif block.lines:
+            parts.extend(line.text for line in block.lines)
+        elif block.text:
+            parts.append(block.text)
+    return "\n".join(parts)

@@ -77,7 +77,7 @@ keep_page_buffers(Settings().page_buffer_keep_mb)  # as `ocrqueue worker` does
 marks, sources = [], set()
 with open_document(Path(sys.argv[1])) as doc:
     for i, page in enumerate(doc.pages()):
-        sources.add(process_page(page, ProcessOptions(languages=("eng", "chi_sim"))).source)
+        sources.add(process_page(page, ProcessOptions(engine="tesseract", languages=("eng", "chi_sim"))).source)
         if i % 10 == 9:
             marks.append(peak_mb())
 print(" ".join(sources), *marks)

@@ -34,7 +34,7 @@ LIMITS = {
 @pytest.mark.parametrize("name", sorted(LIMITS))
 def test_character_error_rate(samples: Samples, name: str) -> None:
     sample = samples[name]
-    page = run(samples.data(name), languages=tuple(sample.language.split("+"))).pages[0]
+    page = run(samples.data(name), engine="tesseract", languages=tuple(sample.language.split("+"))).pages[0]
     assert page.source == "tesseract"
     assert cer("\n".join(sample.text), page_text(page)) < LIMITS[name]
 

@@ -60,7 +60,7 @@ def test_chinese_text_layer_lines_in_order_with_boxes(samples: Samples) -> None:
 
 
 def test_chinese_born_digital_page_read_by_ocr_too(samples: Samples) -> None:
-    page = run(samples.data("chinese_pdf"), mode="ocr", languages=("eng", "chi_sim")).pages[0]
+    page = run(samples.data("chinese_pdf"), mode="ocr", engine="tesseract", languages=("eng", "chi_sim")).pages[0]
     assert page.source == "tesseract"
     expected = "".join(["Shareholder Notice", *CHINESE, MIXED[0]]).replace(" ", "")
     read = "".join(b.text for b in page.blocks).replace(" ", "").replace("\n", "")

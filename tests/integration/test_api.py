@@ -117,6 +117,25 @@ def test_server_sent_events_follow_a_task_to_its_end(service: Service) -> None:
     assert events[0][1]["status"] in ("pending", "running", "completed")
 
 
+def test_engine_and_languages_default_to_auto_and_auto_can_be_named(service: Service) -> None:
+    with service.client() as client:
+        default = upload(client, mode="text")
+        named = upload(client, mode="text", engine="auto", languages="auto", force="true")
+        explicit = upload(client, mode="text", engine="tesseract", languages="eng,chi_sim", force="true")
+        mixed = upload(client, mode="text", languages="auto,eng", force="true")
+    assert [r.status_code for r in (default, named, explicit)] == [202, 202, 202]
+
+    def options(response: httpx.Response) -> dict[str, object]:
+        task = service.store.get(response.json()["id"])
+        assert task is not None and isinstance(task.payload, dict)
+        return dict(task.payload["options"])
+
+    for response in (default, named):
+        assert (options(response)["engine"], options(response)["languages"]) == ("auto", ["auto"])
+    assert options(explicit)["languages"] == ["eng", "chi_sim"]
+    assert mixed.status_code == 422 and mixed.json()["error"]["code"] == "invalid_options", mixed.text
+
+
 @pytest.mark.parametrize(
     ("fields", "field", "code"),
     [

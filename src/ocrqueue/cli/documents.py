@@ -32,9 +32,12 @@ EXIT_FAILED = 1
 
 Files = Annotated[list[Path], typer.Argument(exists=True, dir_okay=False, readable=True, help="PDFs or images.")]
 Mode = Annotated[str, typer.Option(help="auto: text layer where good, OCR elsewhere; ocr; text.")]
-Engine = Annotated[str | None, typer.Option(help="OCR engine.", show_default="settings.default_engine")]
+Engine = Annotated[
+    str | None, typer.Option(help="OCR engine, or auto (per page).", show_default="settings.default_engine")
+]
 Languages = Annotated[
-    list[str] | None, typer.Option("--lang", "-l", help="OCR language, repeatable.", show_default="settings")
+    list[str] | None,
+    typer.Option("--lang", "-l", help="OCR language (repeatable), or auto (per page).", show_default="settings"),
 ]
 Dpi = Annotated[int | None, typer.Option(help="Render resolution for OCR.", show_default="settings.render_dpi")]
 Pages = Annotated[str | None, typer.Option(help="Only these pages, numbered from 1, e.g. 1-5,9.", show_default="all")]

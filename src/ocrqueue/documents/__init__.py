@@ -42,7 +42,7 @@ from ocrqueue.documents.model import (
     TableCell,
     Word,
 )
-from ocrqueue.documents.options import ProcessOptions
+from ocrqueue.documents.options import AUTO, ProcessOptions
 from ocrqueue.documents.pagerange import PageRangeError, PageSelection
 from ocrqueue.documents.pages import PageInput
 from ocrqueue.documents.pipeline import process_page
@@ -51,6 +51,7 @@ from ocrqueue.documents.sniff import InputFormat, sniff_format
 from ocrqueue.documents.writer import ResultWriter
 
 __all__ = [
+    "AUTO",
     "SCHEMA_VERSION",
     "Block",
     "CorruptDocumentError",

@@ -206,6 +206,9 @@ class PageResult:
     dpi: int | None = None
     warnings: tuple[str, ...] = ()
     images: dict[str, bytes] = field(default_factory=dict, compare=False)
+    scripts: tuple[str, ...] = ()  # writing systems found on the page (Latin, Han, ...), most first
+    languages: tuple[str, ...] = ()  # the OCR languages it was read with, or its text layer's
+    rotation: int = 0  # degrees clockwise the page was turned to read it upright (0, 90, 180, 270)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -214,6 +217,9 @@ class PageResult:
             "height": round(self.height, 2),
             "source": self.source,
             "dpi": self.dpi,
+            "scripts": list(self.scripts),
+            "languages": list(self.languages),
+            "rotation": self.rotation,
             "warnings": list(self.warnings),
             "blocks": [b.to_dict() for b in self.blocks],
         }
@@ -228,6 +234,9 @@ class PageResult:
             blocks=tuple(Block.from_dict(b) for b in d["blocks"]),
             dpi=d.get("dpi"),
             warnings=tuple(d.get("warnings", ())),
+            scripts=tuple(d.get("scripts", ())),
+            languages=tuple(d.get("languages", ())),
+            rotation=int(d.get("rotation", 0)),
         )
 
 

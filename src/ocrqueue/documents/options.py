@@ -11,6 +11,7 @@ from ocrqueue.documents.pagerange import PageSelection
 
 Mode = Literal["auto", "ocr", "text"]
 MODES: tuple[Mode, ...] = ("auto", "ocr", "text")
+AUTO = "auto"  # engine and languages: chosen per page from the scripts found on it (documents/choice.py)
 _LANGUAGE = re.compile(r"^[a-z]{3}(?:_[a-z]+)?$")
 
 
@@ -20,11 +21,13 @@ class ProcessOptions:
     ``tables`` looks for ruled tables; ``layout_model`` adds rapid-layout's figure, formula and
     caption detection to rendered pages when the package is installed; ``char_boxes`` adds a box
     per character to words read from a text layer (it makes the JSON several times larger);
-    ``pages`` reads only those pages (``"1-5,9"``, kept in canonical form), all when None."""
+    ``pages`` reads only those pages (``"1-5,9"``, kept in canonical form), all when None.
+    ``engine`` and ``languages`` are ``auto`` (``("auto",)``) unless the user names them: each page
+    is then read with what suits the scripts found on it."""
 
     mode: Mode = "auto"
-    engine: str = "tesseract"
-    languages: tuple[str, ...] = ("eng",)
+    engine: str = AUTO
+    languages: tuple[str, ...] = (AUTO,)
     dpi: int = 200
     tables: bool = True
     layout_model: bool = True
@@ -38,9 +41,11 @@ class ProcessOptions:
             raise InvalidOptionsError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         if not 72 <= self.dpi <= 600:
             raise InvalidOptionsError(f"dpi must be between 72 and 600, not {self.dpi}")
-        if not self.languages or not all(_LANGUAGE.match(lang) for lang in self.languages):
+        if self.languages != (AUTO,) and (
+            not self.languages or not all(_LANGUAGE.match(lang) and lang != AUTO for lang in self.languages)
+        ):
             raise InvalidOptionsError(
-                f"languages must be Tesseract-style codes like eng or chi_sim, not {list(self.languages)!r}"
+                f'languages must be ["auto"] or Tesseract-style codes like eng or chi_sim, not {list(self.languages)!r}'
             )
 
     @property
@@ -71,8 +76,8 @@ class ProcessOptions:
     def from_dict(cls, d: dict[str, Any]) -> ProcessOptions:
         return cls(
             mode=cast(Mode, d.get("mode", "auto")),
-            engine=str(d.get("engine", "tesseract")),
-            languages=tuple(d.get("languages", ("eng",))),
+            engine=str(d.get("engine", AUTO)),
+            languages=tuple(d.get("languages", (AUTO,))),
             dpi=int(d.get("dpi", 200)),
             tables=bool(d.get("tables", True)),
             layout_model=bool(d.get("layout_model", True)),

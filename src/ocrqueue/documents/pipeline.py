@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from ocrqueue.documents.engines import get_engine
+from dataclasses import replace
+
 from ocrqueue.documents.model import PageResult
 from ocrqueue.documents.ocrpath import from_ocr
 from ocrqueue.documents.options import ProcessOptions
-from ocrqueue.documents.pages import PageInput
+from ocrqueue.documents.pages import PageInput, TextLayer
 from ocrqueue.documents.sanity import text_layer_problem
+from ocrqueue.documents.scripts import languages_for, scripts_in
 from ocrqueue.documents.textpath import from_text_layer
 
 
@@ -20,11 +22,16 @@ def process_page(page: PageInput, options: ProcessOptions) -> PageResult:
         if layer is not None and (problem is None or options.mode == "text"):
             if problem is not None:
                 warnings.append(f"text layer used as requested although {problem}")
-            return from_text_layer(page, layer, options.tables, options.dpi, warnings)
+            return _with_scripts(from_text_layer(page, layer, options.tables, options.dpi, warnings), layer)
         if options.mode == "text":
             warnings.append(f"{problem}; nothing extracted because mode is 'text'")
             return PageResult(page.index, page.width, page.height, "text_layer", (), None, tuple(warnings))
         if layer is not None and problem is not None:
             warnings.append(f"OCR used: {problem}")
-    engine = get_engine(options.engine)
-    return from_ocr(page, engine, options.languages, options.dpi, options.tables, options.layout_model, warnings)
+    return from_ocr(page, options, warnings)
+
+
+def _with_scripts(result: PageResult, layer: TextLayer) -> PageResult:
+    """A text layer's scripts are those of its characters; its languages, the ones that write them."""
+    scripts = scripts_in("".join(line.text for line in layer.lines))
+    return replace(result, scripts=scripts, languages=languages_for(scripts))

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ocrqueue.documents import DocumentError, PageRangeError, ProcessOptions, available_engines
+from ocrqueue.documents import AUTO, DocumentError, PageRangeError, ProcessOptions, available_engines
 from ocrqueue.service.errors import InvalidInput
 from ocrqueue.settings import Settings
 
@@ -55,10 +55,10 @@ def ocr_options(
             fields[name] = value
     if languages is not None:
         fields["languages"] = list(languages)
-    if fields["engine"] not in available_engines():
+    if fields["engine"] != AUTO and fields["engine"] not in available_engines():
         raise InvalidInput(
             "invalid_options",
-            f"unknown engine {fields['engine']!r}; available: {', '.join(available_engines())}",
+            f"unknown engine {fields['engine']!r}; available: {', '.join([AUTO, *available_engines()])}",
             field="engine",
         )
     try:

@@ -87,7 +87,7 @@ def submit_task(
     options: Annotated[str | None, Form(description='JSON object, e.g. {"mode": "ocr", "languages": ["eng"]}')] = None,
     mode: Annotated[Literal["auto", "ocr", "text"] | None, Form()] = None,
     engine: Annotated[str | None, Form(max_length=64)] = None,
-    languages: Annotated[str | None, Form(max_length=200, description="Comma-separated, e.g. eng,chi_sim")] = None,
+    languages: Annotated[str | None, Form(max_length=200, description="auto, or Tesseract codes: eng,chi_sim")] = None,
     dpi: Annotated[int | None, Form(ge=72, le=600)] = None,
     pages: Annotated[
         str | None, Form(max_length=1000, description="Only these pages, numbered from 1, e.g. 1-5,9 (default: all).")

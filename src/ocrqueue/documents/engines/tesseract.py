@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import tesserocr
@@ -50,6 +51,14 @@ def find_tessdata() -> str:
     raise InvalidOptionsError("Tesseract language data not found: install tesseract-ocr-eng or set TESSDATA_PREFIX")
 
 
+@dataclass(frozen=True)
+class Orientation:
+    rotation: int  # how far clockwise the image must be turned to stand upright: 0, 90, 180 or 270
+    confidence: float  # Tesseract's; above about 1.5 it is rarely wrong
+    script: str  # the script it saw most of (Latin, Han, Japanese, Cyrillic, ...)
+    script_confidence: float
+
+
 class TesseractEngine:
     name = "tesseract"
 
@@ -58,6 +67,7 @@ class TesseractEngine:
         _, langs = tesserocr.get_languages(self.tessdata)
         self.installed = frozenset(langs)
         self._free: dict[str, list[tesserocr.PyTessBaseAPI]] = {}
+        self._free_osd: list[tesserocr.PyTessBaseAPI] = []
         self._lock = threading.Lock()
 
     @contextmanager
@@ -83,6 +93,33 @@ class TesseractEngine:
                 f"installed: {', '.join(sorted(self.installed - {'osd'}))}"
             )
         return "+".join(languages)
+
+    def orientation(self, image: Image.Image, dpi: int) -> Orientation | None:
+        """Tesseract's orientation and script detection (osd.traineddata, Debian's
+        tesseract-ocr-osd); None without OSD data or when it finds too little text to tell."""
+        if "osd" not in self.installed:
+            return None
+        with self._lock:
+            api = self._free_osd.pop() if self._free_osd else None
+        if api is None:
+            api = tesserocr.PyTessBaseAPI(path=self.tessdata, lang="osd", psm=tesserocr.PSM.OSD_ONLY)
+        try:
+            api.SetImage(image if image.mode == "L" else image.convert("L"))
+            api.SetSourceResolution(dpi)
+            found = api.DetectOrientationScript()
+        finally:
+            api.Clear()
+            with self._lock:
+                self._free_osd.append(api)
+        if not found:
+            return None
+        # orient_deg is the counter-clockwise turn that makes the page upright.
+        return Orientation(
+            (360 - int(found["orient_deg"])) % 360,
+            float(found["orient_conf"]),
+            str(found["script_name"]),
+            float(found["script_conf"]),
+        )
 
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
         lang = self._lang(request.languages)

@@ -1,0 +1,151 @@
+"""Accuracy on real born-digital pages from Debian packages, read three ways, with the default options.
+
+    .venv/bin/python bench/accuracy.py                      # all pages of bench/accuracy/pages.json
+    .venv/bin/python bench/accuracy.py --only ltnews,ctex --variants scan --per-page
+    .venv/bin/python bench/accuracy.py --engine tesseract --languages eng,chi_sim   # compare a choice
+
+Pages are fetched once with `apt-get download` into a cache (--cache, default
+~/.cache/ocrqueue-accuracy or $OCRQUEUE_ACCURACY_CACHE; see tests/data/realpages.py). Each page is
+read as the PDF page itself (``text_layer``), rendered clean at 300 dpi (``clean``, a PNG) and as a
+simulated scan (``scan``, a grey tilted blurred noisy JPEG), through open_document and process_page
+exactly as a worker does. Ground truth is the page's own text layer in typeset order.
+
+Prints a table per language, page kind and variant (mean CER, NFKC and whitespace-normalised,
+order-sensitive; mean bag-of-words F1; pages; pages/s on one thread), then one JSON line with
+the same groups, totals per language and variant, and the options used.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# bench/ holds queue.py, which would shadow the standard library's queue module.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "data"))
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import time  # noqa: E402
+from collections import defaultdict  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+from metrics import bag_of_words_f1, full_text, text_cer  # noqa: E402
+from realpages import DEFAULT_CACHE, VARIANTS, RealPage, fetch, ground_truth, load_pages, variant_bytes  # noqa: E402
+
+from ocrqueue.documents import PageResult, ProcessOptions, keep_page_buffers, open_document, process_page  # noqa: E402
+from ocrqueue.settings import Settings  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Reading:
+    page: RealPage
+    variant: str
+    cer: float
+    f1: float
+    seconds: float
+    source: str
+    languages: tuple[str, ...]
+    rotation: int
+
+
+def read(page: RealPage, variant: str, options: ProcessOptions, cache: Path) -> Reading:
+    data = variant_bytes(page, variant, cache)
+    truth = ground_truth(page, cache)
+    started = time.perf_counter()
+    with open_document(data, Settings().document_limits()) as doc:
+        generator = doc.pages()  # a page is valid only while its generator lives
+        result: PageResult = process_page(next(generator), options)
+    seconds = time.perf_counter() - started
+    text = full_text(result)
+    d = result.to_dict()
+    return Reading(
+        page,
+        variant,
+        text_cer(truth, text),
+        bag_of_words_f1(truth, text),
+        seconds,
+        result.source,
+        tuple(d.get("languages", ())),
+        int(d.get("rotation", 0)),
+    )
+
+
+def summarise(readings: list[Reading]) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[Reading]] = defaultdict(list)
+    for r in readings:
+        groups[f"{r.page.lang}/{r.page.kind}/{r.variant}"].append(r)
+        groups[f"{r.page.lang}/all/{r.variant}"].append(r)
+        groups[f"all/all/{r.variant}"].append(r)
+    return {
+        key: {
+            "pages": len(rs),
+            "cer": round(sum(r.cer for r in rs) / len(rs), 4),
+            "f1": round(sum(r.f1 for r in rs) / len(rs), 4),
+            "pages_per_s": round(len(rs) / max(1e-9, sum(r.seconds for r in rs)), 2),
+        }
+        for key, rs in sorted(groups.items())
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--only", default="", help="comma-separated page ids or document ids (substrings)")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--lang", choices=("eng", "chi"), help="only pages of this language")
+    parser.add_argument("--ci", action="store_true", help="only the pages `make test` reads")
+    parser.add_argument("--engine", help="engine option (default: the default options)")
+    parser.add_argument("--languages", help="comma-separated languages option (default: the default options)")
+    parser.add_argument("--per-page", action="store_true", help="also print one row per page and variant")
+    args = parser.parse_args()
+
+    keep_page_buffers(Settings().page_buffer_keep_mb)
+    wanted = [s for s in args.only.split(",") if s]
+    pages = [p for p in load_pages() if (not wanted or any(w in p.id for w in wanted)) and (p.ci or not args.ci)]
+    pages = [p for p in pages if args.lang in (None, p.lang)]
+    variants = [v for v in args.variants.split(",") if v]
+    overrides: dict[str, object] = {}
+    if args.engine:
+        overrides["engine"] = args.engine
+    if args.languages:
+        overrides["languages"] = args.languages.split(",")
+    options = ProcessOptions.from_dict({**ProcessOptions().to_dict(), **overrides})
+    fetch(pages, args.cache)
+
+    readings: list[Reading] = []
+    for page in pages:
+        for variant in variants:
+            r = read(page, variant, options, args.cache)
+            readings.append(r)
+            if args.per_page:
+                print(
+                    f"{page.id:24} {page.lang} {page.kind:10} {variant:10} cer {r.cer:.4f} f1 {r.f1:.4f} "
+                    f"{r.seconds:6.2f}s {r.source:10} {','.join(r.languages):12} rot {r.rotation}",
+                    flush=True,
+                )
+
+    summary = summarise(readings)
+    print(f"\n{'language':8} {'kind':10} {'variant':10} {'pages':>5} {'cer':>7} {'f1':>7} {'pages/s':>8}")
+    for key, row in summary.items():
+        lang, kind, variant = key.split("/")
+        print(
+            f"{lang:8} {kind:10} {variant:10} {row['pages']:5d} {row['cer']:7.4f} {row['f1']:7.4f} "
+            f"{row['pages_per_s']:8.2f}"
+        )
+    print(
+        json.dumps(
+            {
+                "bench": "accuracy",
+                "options": options.to_dict(),
+                "pages": len(pages),
+                "load_1min": round(os.getloadavg()[0], 2),
+                "groups": summary,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""Which engine and languages read a page, from the options and the scripts found on it.
+
+``engine="auto"`` picks per script the engine that read it best on the real-page evaluation
+(bench/accuracy.py; the table is in docs/documents.md): RapidOCR's PP-OCR models for pages with
+Chinese (they read the Latin runs in them too), Tesseract for the rest. Without the rapidocr
+package, Tesseract reads everything. ``languages=("auto",)`` reads a page with the languages of
+the scripts found on it; a page with Chinese is always read with English as well, since Chinese
+text carries Latin words, commands and numbers. Explicit values always win.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import cast
+
+from ocrqueue.documents.engines import get_engine
+from ocrqueue.documents.engines.tesseract import TesseractEngine
+from ocrqueue.documents.options import AUTO, ProcessOptions
+from ocrqueue.documents.scripts import languages_for, scripts_of_languages
+
+ENGINE_FOR_SCRIPT: dict[str, str] = {"Han": "rapidocr"}
+FALLBACK_ENGINE = "tesseract"
+FALLBACK_LANGUAGES = ("eng",)
+
+
+def tesseract() -> TesseractEngine:
+    return cast(TesseractEngine, get_engine("tesseract"))
+
+
+def choose(options: ProcessOptions, scripts: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """(engine name, languages) for a page on which ``scripts`` were found (most letters first)."""
+    if options.languages == (AUTO,):
+        if "Han" in scripts and "Latin" not in scripts:
+            scripts = (*scripts, "Latin")
+        languages = languages_for(scripts, tesseract().installed) or FALLBACK_LANGUAGES
+    else:
+        languages = options.languages
+    if options.engine != AUTO:
+        return options.engine, languages
+    wanted = scripts if options.languages == (AUTO,) else scripts_of_languages(languages)
+    for script in wanted:
+        engine = ENGINE_FOR_SCRIPT.get(script)
+        if engine is not None and _installed(engine):
+            return engine, languages
+    return FALLBACK_ENGINE, languages
+
+
+def _installed(engine: str) -> bool:
+    """An optional engine package that is missing is skipped, not an error (``rapidocr`` extra)."""
+    return engine != "rapidocr" or importlib.util.find_spec("rapidocr") is not None

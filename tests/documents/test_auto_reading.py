@@ -1,0 +1,79 @@
+"""Pages read with no options: scripts found per page, the engine and languages chosen from them,
+and pages turned upright before they are read."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+
+import pytest
+from metrics import text_cer
+from PIL import Image
+
+from ocrqueue.documents import InvalidOptionsError, ProcessOptions
+from ocrqueue.documents.choice import choose
+from ocrqueue.documents.scripts import languages_for, scripts_in
+
+from .conftest import Samples
+from .helpers import run
+
+
+def test_scripts_are_found_by_code_point_and_a_stray_letter_is_not_a_script() -> None:
+    assert scripts_in("The queue keeps every task.") == ("Latin",)
+    assert scripts_in("队列保存每一个任务\uff0c直到 worker 完成它。") == ("Han", "Latin")
+    assert scripts_in("Let \u03b1 be the rate at which tasks arrive in the queue of workers.") == ("Latin",)
+    assert scripts_in("") == ()
+    assert languages_for(("Han", "Latin")) == ("chi_sim", "eng")
+    assert languages_for(("Han", "Latin"), frozenset({"eng"})) == ("eng",)
+
+
+def test_explicit_engine_and_languages_win_over_what_a_page_holds() -> None:
+    assert choose(ProcessOptions(engine="tesseract", languages=("eng",)), ("Han",)) == ("tesseract", ("eng",))
+    han_engine = "rapidocr" if importlib.util.find_spec("rapidocr") else "tesseract"
+    # Chinese is read with English as well (its Latin runs), by the engine measured best on it.
+    assert choose(ProcessOptions(), ("Han",)) == (han_engine, ("chi_sim", "eng"))
+    assert choose(ProcessOptions(), ("Latin",)) == ("tesseract", ("eng",))
+    assert choose(ProcessOptions(engine="tesseract"), ("Han", "Latin")) == ("tesseract", ("chi_sim", "eng"))
+    assert choose(ProcessOptions(), ()) == ("tesseract", ("eng",))
+
+
+def test_auto_languages_cannot_be_mixed_with_named_ones() -> None:
+    with pytest.raises(InvalidOptionsError):
+        ProcessOptions(languages=("auto", "eng"))
+    assert ProcessOptions.from_dict(ProcessOptions().to_dict()) == ProcessOptions()
+
+
+@pytest.mark.parametrize(
+    ("sample", "script", "words"), [("english", "Latin", "Supplier Invoices"), ("chinese", "Han", "")]
+)
+def test_a_page_with_no_options_is_read_in_its_own_script(
+    samples: Samples, sample: str, script: str, words: str
+) -> None:
+    page = run(samples.data(sample)).pages[0]
+    expected = "\n".join(samples[sample].text)
+    assert script in page.scripts
+    assert text_cer(expected, "\n".join(b.text for b in page.blocks)) < 0.05
+    assert page.rotation == 0
+    assert words in "\n".join(b.text for b in page.blocks)
+
+
+def test_a_text_layer_page_records_the_scripts_of_its_characters(samples: Samples) -> None:
+    page = run(samples.data("chinese_pdf")).pages[0]
+    assert page.source == "text_layer"
+    assert page.scripts[0] == "Han" and "Latin" in page.scripts
+    assert page.languages == ("chi_sim", "eng")
+    assert page.to_dict()["rotation"] == 0
+
+
+@pytest.mark.parametrize("rotation", [90, 180, 270])
+@pytest.mark.parametrize("sample", ["english", "chinese"])
+def test_a_turned_page_is_read_upright(samples: Samples, sample: str, rotation: int) -> None:
+    """The page image is turned counter-clockwise by ``rotation``; reading it must turn it back."""
+    upright = Image.open(io.BytesIO(samples.data(sample)))
+    turned = upright.rotate(rotation, expand=True)
+    out = io.BytesIO()
+    turned.save(out, "PNG", dpi=upright.info.get("dpi", (200, 200)))
+    page = run(out.getvalue()).pages[0]
+    assert page.rotation == rotation
+    assert (page.width > page.height) == (upright.width > upright.height)
+    assert text_cer("\n".join(samples[sample].text), "\n".join(b.text for b in page.blocks)) < 0.05

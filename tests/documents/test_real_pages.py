@@ -1,0 +1,63 @@
+"""A handful of the real pages of bench/accuracy.py, read with no options, within loose bounds.
+
+The pages come from Debian packages (`apt-get download`, cached in ~/.cache/ocrqueue-accuracy or
+$OCRQUEUE_ACCURACY_CACHE). A failed download fails the test with apt's message: it never skips,
+so CI cannot pass without reading them. The bounds are about twice the error measured on each
+page and variant (bench/accuracy.py --ci --per-page), so a regression in reading order, script
+detection or engine choice fails here, while the benchmark keeps the exact numbers.
+"""
+
+from __future__ import annotations
+
+import pytest
+from metrics import bag_of_words_f1, full_text, text_cer
+from realpages import FetchError, RealPage, fetch, ground_truth, load_pages, variant_bytes
+
+from ocrqueue.documents import ProcessOptions, open_document, process_page
+
+# RapidOCR reads a 300-dpi Chinese page in seconds on a quiet machine, in minutes on a crowded one.
+pytestmark = pytest.mark.timeout(900)
+
+# (page id, variant) -> (highest CER, lowest bag-of-words F1, the script the page must be found to hold)
+BOUNDS: dict[tuple[str, str], tuple[float, float, str]] = {
+    ("r-intro-p011", "text_layer"): (0.02, 0.98, "Latin"),
+    ("r-intro-p011", "clean"): (0.03, 0.97, "Latin"),
+    ("r-intro-p011", "scan"): (0.04, 0.96, "Latin"),
+    ("ltnews-p005", "text_layer"): (0.02, 0.98, "Latin"),
+    ("ltnews-p005", "clean"): (0.08, 0.85, "Latin"),
+    ("ltnews-p005", "scan"): (0.08, 0.85, "Latin"),
+    ("debian-reference-zh-p024", "text_layer"): (0.02, 0.98, "Han"),
+    ("debian-reference-zh-p024", "clean"): (0.08, 0.92, "Han"),
+    ("debian-reference-zh-p024", "scan"): (0.10, 0.90, "Han"),
+    ("maint-guide-zh-p009", "text_layer"): (0.02, 0.98, "Han"),
+    ("maint-guide-zh-p009", "clean"): (0.08, 0.92, "Han"),
+    ("maint-guide-zh-p009", "scan"): (0.10, 0.90, "Han"),
+}
+
+
+@pytest.fixture(scope="module")
+def ci_pages() -> dict[str, RealPage]:
+    pages = [p for p in load_pages() if p.ci]
+    try:
+        fetch(pages)
+    except FetchError as exc:
+        pytest.fail(f"the real pages could not be fetched: {exc}")
+    return {p.id: p for p in pages}
+
+
+def test_every_ci_page_has_bounds() -> None:
+    assert {page_id for page_id, _ in BOUNDS} == {p.id for p in load_pages() if p.ci}
+
+
+@pytest.mark.parametrize(("page_id", "variant"), sorted(BOUNDS))
+def test_a_real_page_is_read_right_with_no_options(ci_pages: dict[str, RealPage], page_id: str, variant: str) -> None:
+    page = ci_pages[page_id]
+    max_cer, min_f1, script = BOUNDS[(page_id, variant)]
+    with open_document(variant_bytes(page, variant)) as doc:
+        pages = doc.pages()
+        result = process_page(next(pages), ProcessOptions())
+    truth, text = ground_truth(page), full_text(result)
+    assert (result.source == "text_layer") == (variant == "text_layer")
+    assert result.scripts[0] == script and result.rotation == 0
+    assert text_cer(truth, text) <= max_cer
+    assert bag_of_words_f1(truth, text) >= min_f1
