@@ -71,6 +71,17 @@ class Doc:
     scan_at: frozenset[int] = frozenset()  # which pages are scans (OCR'd)
 
 
+def _process_family(pid: int) -> set[int]:
+    """`pid` and its children, from /proc: the processes whose tasks die with it."""
+    family = {pid}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                family.add(int(stat.parent.name))
+    return family
+
+
 def _text_page_ops(doc: int, page: int) -> list[str]:
     ops = [
         PdfBuilder.text(72, 30, 9, f"Chaos document {doc}, page {page + 1}"),
@@ -470,8 +481,10 @@ class ChaosRun:
     def kill_api(self, action: str = "kill api") -> None:
         assert self.api is not None
         victim = self.api
-        held = self._running_by_pid().get(victim.pid, []) if self.embedded_slots else []
-        ids = self._worker_ids_of(victim.pid)
+        family = _process_family(victim.pid)  # serve runs its workers as child processes
+        by_pid = self._running_by_pid()
+        held = [t for pid in family for t in by_pid.get(pid, [])] if self.embedded_slots else []
+        ids = {w for pid in family for w in self._worker_ids_of(pid)}
         victim.kill()
         fault = Fault(action, victim.name, self._now(), running_tasks=len(held))
         time.sleep(self.rng.uniform(0.5, 2.5))
