@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 BOOTSTRAP_PYTHON ?= python3
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-accuracy bench-viewer venv system-deps-serve system-deps-test lock clean
+.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-accuracy bench-viewer bench-memory bench-bigdoc venv system-deps-serve system-deps-test lock clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(BOOTSTRAP_PYTHON) -m venv $(VENV)
@@ -67,6 +67,14 @@ bench-accuracy: venv
 ## bench-viewer: how long the web page's document view takes for long results, in chromium
 bench-viewer: venv
 	$(PY) bench/viewer.py
+
+## bench-memory: peak RSS of 1,000/5,000 text-layer pages and a 300-page scan through convert and a worker
+bench-memory: venv
+	$(PY) bench/memory.py
+
+## bench-bigdoc: time to result of a 200-page scan with one worker process against two (SQLite)
+bench-bigdoc: venv
+	$(PY) bench/bigdoc.py
 
 bench: bench-queue bench-ocr bench-accuracy
 

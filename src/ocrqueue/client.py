@@ -138,6 +138,7 @@ class Client:
         engine: str | None = None,
         languages: Sequence[str] | None = None,
         dpi: int | None = None,
+        pages: str | None = None,
         priority: int = 0,
         max_attempts: int | None = None,
         force: bool = False,
@@ -145,9 +146,16 @@ class Client:
         idempotency_key: str | None = None,
     ) -> Task:
         """Upload a PDF or image for OCR (streamed, never read whole): the new task, or the existing
-        one when the server already has this file with these options (unless `force`)."""
+        one when the server already has this file with these options (unless `force`). `pages`
+        reads only those pages, numbered from 1 (e.g. "1-5,9")."""
         fields: dict[str, str] = {"priority": str(priority)}
-        for name, value in (("mode", mode), ("engine", engine), ("dpi", dpi), ("max_attempts", max_attempts)):
+        for name, value in (
+            ("mode", mode),
+            ("engine", engine),
+            ("dpi", dpi),
+            ("pages", pages),
+            ("max_attempts", max_attempts),
+        ):
             if value is not None:
                 fields[name] = str(value)
         if languages:

@@ -41,9 +41,23 @@ class Settings(BaseSettings):
         description="Object storage instead of storage_dir: s3://bucket/prefix?endpoint=URL&region=NAME.",
     )
     max_upload_bytes: int = Field(default=200 * 1024 * 1024, ge=1, description="Largest accepted file.")
-    max_pages: int = Field(default=2000, ge=1, description="Most pages accepted in one document.")
+    max_pages: int = Field(
+        default=10_000,
+        ge=1,
+        description="Most pages accepted in one document (memory stays flat whatever the count; "
+        "docs/benchmarks.md has the time it takes).",
+    )
     max_pixels_per_page: int = Field(
         default=60_000_000, ge=1, description="Largest rendered or decoded page, in pixels."
+    )
+    render_pixel_budget: int = Field(
+        default=12_000_000,
+        ge=1,
+        description="Pages are rendered for OCR at a resolution lowered to fit this many pixels "
+        "(never below 72 dpi), so a poster-sized page does not take gigabytes.",
+    )
+    min_page_side_pixels: int = Field(
+        default=8, ge=1, description="Pages and images thinner than this (in pixels, as read) are refused."
     )
     render_dpi: int = Field(default=200, ge=72, le=600, description="Resolution pages are rendered at for OCR.")
     page_buffer_keep_mb: int = Field(
@@ -103,6 +117,21 @@ class Settings(BaseSettings):
         ge=1,
         le=65535,
         description="Serve Prometheus metrics of `ocrqueue worker` on this port (unset: off).",
+    )
+    worker_processes: int = Field(
+        default=0,
+        ge=0,
+        le=64,
+        description="`ocrqueue worker` runs this many worker processes under itself, replacing each one "
+        "that exits or crashes (0: it works in its own process and exits with status 75 to be replaced).",
+    )
+    max_tasks_per_process: int = Field(
+        default=0, ge=0, description="A worker process hands its tasks back and is replaced after this many (0: never)."
+    )
+    max_rss_mb: int = Field(
+        default=2048,
+        ge=0,
+        description="A worker process whose resident memory passes this after a task is replaced (0: never).",
     )
     worker_kinds: list[str] = Field(
         default_factory=list,
@@ -191,6 +220,8 @@ class Settings(BaseSettings):
             max_pages=self.max_pages,
             max_pixels_per_page=self.max_pixels_per_page,
             render_dpi=self.render_dpi,
+            render_pixel_budget=self.render_pixel_budget,
+            min_page_side_pixels=self.min_page_side_pixels,
         )
 
     def vlm_config(self) -> VlmConfig | None:
@@ -223,4 +254,6 @@ class Settings(BaseSettings):
             backoff_cap_seconds=self.backoff_cap_seconds,
             prefetch=self.worker_prefetch,
             stall_seconds=self.task_stall_seconds,
+            max_tasks_per_process=self.max_tasks_per_process,
+            max_rss_mb=self.max_rss_mb,
         )

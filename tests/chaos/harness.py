@@ -90,19 +90,26 @@ def _scan_images(count: int) -> list[Image.Image]:
     return [text_page(ENGLISH[i % 3 : i % 3 + 3], cjk=False, title=titles[i % len(titles)]) for i in range(count)]
 
 
-def make_documents(count: int, max_pages: int, scan_share: float, seed: int, vlm: int = 0) -> list[Doc]:
+def make_documents(
+    count: int, max_pages: int, scan_share: float, seed: int, vlm: int = 0, big_pages: int = 0
+) -> list[Doc]:
     """`count` unique documents (the first line of each names it, so no two deduplicate):
     mostly text-layer PDFs of 1..`max_pages` pages, some pages scans; a few scanned JPEGs; three
-    planted bad files (truncated, encrypted, a decompression bomb); and `vlm` scanned PDFs of 1-3
-    pages for the `vlm` engine (a model server), spread evenly through the run."""
+    planted bad files (truncated, encrypted, a decompression bomb); `vlm` scanned PDFs of 1-3
+    pages for the `vlm` engine (a model server), spread evenly through the run; and, with
+    `big_pages`, one document of that many pages (one in fifty a scan) a third of the way in."""
     rng = random.Random(seed)
     images = _scan_images(4)
     docs: list[Doc] = []
     bad_at = {count // 5: "truncated", count // 2: "encrypted", (4 * count) // 5: "bomb"}
     vlm_at = {(k + 1) * count // (vlm + 1) + 1 for k in range(vlm)}
+    big_at = count // 3 + 1 if big_pages else -1
     for i in range(count):
         if i in bad_at:
             docs.append(_bad_document(i, bad_at[i]))
+            continue
+        if i == big_at:
+            docs.append(_big_document(i, big_pages, images, seed))
             continue
         if i in vlm_at:
             pdf = PdfBuilder()
@@ -133,6 +140,19 @@ def make_documents(count: int, max_pages: int, scan_share: float, seed: int, vlm
                 pdf.add_page(_text_page_ops(i, page))
         docs.append(Doc(f"doc-{i:04d}.pdf", pdf.build(), pages, len(scans), scan_at=frozenset(scans)))
     return docs
+
+
+def _big_document(i: int, pages: int, images: list[Image.Image], seed: int) -> Doc:
+    """A long document: a worker killed while reading it must lose at most the page in progress."""
+    pdf = PdfBuilder()
+    scans = set(range(7, pages, 50))
+    for page in range(pages):
+        if page in scans:
+            jpeg = scanned(images[page % len(images)], seed=seed + i * 100 + page)
+            pdf.add_page([PdfBuilder.text(290, 810, 8, str(page + 1))], jpeg=jpeg)
+        else:
+            pdf.add_page(_text_page_ops(i, page))
+    return Doc(f"big-{i:04d}.pdf", pdf.build(), pages, len(scans), scan_at=frozenset(scans))
 
 
 def _bad_document(i: int, what: str) -> Doc:

@@ -39,7 +39,7 @@ def _finish(run: ChaosRun, tmp_path: Path) -> None:
 
 def test_chaos_postgresql(tmp_path: Path) -> None:
     if FULL:
-        docs = make_documents(320, max_pages=50, scan_share=0.04, seed=SEED, vlm=6)
+        docs = make_documents(320, max_pages=50, scan_share=0.04, seed=SEED, vlm=6, big_pages=300)
         counts = {"kill worker": 5, "pause worker": 3, "kill api": 2, "restart postgresql": 1}
         counts |= {"model server 503s": 2, "model server stall": 1}
     else:
@@ -63,7 +63,7 @@ def test_chaos_postgresql(tmp_path: Path) -> None:
 
 def test_chaos_sqlite(tmp_path: Path) -> None:
     if FULL:
-        docs = make_documents(100, max_pages=30, scan_share=0.03, seed=SEED + 1)
+        docs = make_documents(100, max_pages=30, scan_share=0.03, seed=SEED + 1, big_pages=300)
         counts = {"kill serve": 4}
     else:
         docs = make_documents(24, max_pages=8, scan_share=0.08, seed=SEED + 1)

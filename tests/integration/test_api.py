@@ -74,6 +74,26 @@ def test_a_document_runs_and_its_results_download(service: Service) -> None:
         worker.wait_stopped(10)
 
 
+def test_a_page_selection_reads_only_those_pages_and_says_so(service: Service) -> None:
+    worker = service.start_worker()
+    try:
+        with service.client() as client:
+            task = upload(client, born_digital_pdf(pages=5), mode="text", pages="4, 1-2").json()
+            whole = upload(client, born_digital_pdf(pages=5), mode="text").json()
+            assert task["id"] != whole["id"]  # a selection is part of the dedup key
+            done = service.wait_status(task["id"], "completed")
+            assert done["progress"]["done"] == 3 and done["progress"]["total"] == 3
+            assert done["result"]["pages"] == 3 and done["result"]["selected_pages"] == "1-2,4"
+            document = client.get(done["result"]["json"]).json()
+            assert document["document"]["pages"] == "1-2,4" and document["document"]["page_count"] == 5
+            assert [p["index"] for p in document["pages"]] == [0, 1, 3]
+            pdf = client.get(done["result"]["pdf"])  # the searchable PDF holds the same pages
+            assert pdf.status_code == 200 and len(pdfium.PdfDocument(pdf.content)) == 3
+    finally:
+        worker.stop(release_now=True)
+        worker.wait_stopped(10)
+
+
 def test_server_sent_events_follow_a_task_to_its_end(service: Service) -> None:
     with service.client() as client:
         task = upload(client, mode="text").json()
@@ -128,6 +148,10 @@ def test_engine_and_languages_default_to_auto_and_auto_can_be_named(service: Ser
         ({"languages": "english!"}, "options", "invalid_options"),
         ({"mode": "fast"}, "mode", "invalid_request"),
         ({"dpi": "5000"}, "dpi", "invalid_request"),
+        ({"pages": "1-"}, "pages", "invalid_pages"),
+        ({"pages": "0"}, "pages", "invalid_pages"),
+        ({"pages": "2,3"}, "pages", "invalid_pages"),  # PDF has 2 pages
+        ({"options": '{"pages": "x"}'}, "pages", "invalid_pages"),
     ],
 )
 def test_invalid_fields_get_422_naming_the_field(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,6 +115,35 @@ def test_convert_writes_markdown_json_and_reports_bad_files(cli_env: Path) -> No
     assert result.exit_code == 1
     assert "Supplier Invoices" in (cli_env / "out" / "good" / "good.md").read_text()
     assert (cli_env / "out" / "good" / "good.json").is_file() and not (cli_env / "out" / "empty").exists()
+
+
+def test_convert_and_submit_read_only_the_pages_asked_for(cli_env: Path) -> None:
+    path = cli_env / "long.pdf"
+    path.write_bytes(born_digital_pdf(pages=6))
+    out = cli_env / "out"
+    result = runner.invoke(app, ["convert", str(path), "-o", str(out), "--mode", "text", "--pages", "5-6,2"])
+    assert result.exit_code == 0, result.output
+    document = json.loads((out / "long" / "long.json").read_text())
+    assert document["document"]["pages"] == "2,5-6" and [p["index"] for p in document["pages"]] == [1, 4, 5]
+    beyond = runner.invoke(app, ["convert", str(path), "-o", str(cli_env / "beyond"), "--pages", "7"])
+    assert beyond.exit_code == 1 and "the document has 6" in beyond.output
+    assert not (cli_env / "beyond").exists()
+    assert runner.invoke(app, ["convert", str(path), "-o", str(out), "--pages", "1-x"]).exit_code == 2
+    refused = runner.invoke(app, ["submit", str(path), "--pages", "3-9"])
+    assert refused.exit_code == 1 and "the document has 6" in refused.output
+
+
+def test_convert_writes_a_searchable_pdf_of_the_pages_asked_for(cli_env: Path) -> None:
+    path = cli_env / "long.pdf"
+    path.write_bytes(born_digital_pdf(pages=6))
+    out = cli_env / "out"
+    args = ["convert", str(path), "-o", str(out), "--mode", "text", "--pages", "2,5", "-f", "pdf", "-f", "json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    pdf = pdfium.PdfDocument(out / "long" / "long.pdf")
+    assert len(pdf) == 2 and "2" in pdf[0].get_textpage().get_text_range()
+    pdf.close()
+    assert not (out / "long" / "long.md").exists() and not list((out / "long").glob(".*.tmp"))
 
 
 def test_local_webhook_secret_is_made_once_and_shown_again(cli_env: Path) -> None:

@@ -126,6 +126,24 @@ def test_stream_round_trip_returns_its_size(storage: Storage) -> None:
     assert storage.get("uploads/empty") == b""
 
 
+def test_files_go_in_and_come_out_in_chunks(storage: Storage, tmp_path: Path) -> None:
+    data = os.urandom(6 * MB + 123)  # more than one S3 part
+    source = tmp_path / "result.json"
+    source.write_bytes(data)
+    assert storage.put_file("results/t/document.json", source) == len(data)
+    chunks = list(storage.iter_chunks("results/t/document.json", chunk_size=MB))
+    assert max(len(c) for c in chunks) <= MB and b"".join(chunks) == data
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    spooled = storage.download("results/t/document.json", spool)
+    assert spooled.parent == spool and spooled.read_bytes() == data
+    with pytest.raises(ObjectNotFoundError):
+        storage.iter_chunks("results/t/missing.json")
+    with pytest.raises(ObjectNotFoundError):
+        storage.download("results/t/missing.json", spool)
+    assert list(spool.iterdir()) == [spooled]
+
+
 def test_stream_over_the_limit_leaves_nothing_behind(storage: Storage) -> None:
     with pytest.raises(TooLargeUploadError):
         storage.put_stream("uploads/big", io.BytesIO(b"x" * 3_000_000), max_bytes=2_000_000)

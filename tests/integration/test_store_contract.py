@@ -272,6 +272,33 @@ def test_checkpoints_are_kept_across_attempts_and_overwritten_by_the_holder(stor
     ]  # fmt: skip
 
 
+def test_checkpoints_are_listed_without_data_and_paged_in_order(store: Store) -> None:
+    task = store.submit(TaskSpec("noop")).task
+    other = store.submit(TaskSpec("noop", dedup_key="other")).task
+    claimed = {c.task.id: c.lease for c in store.claim("w1", 2, LEASE)}
+    for seq in (7, 0, 3, 12, 5):
+        store.checkpoint(claimed[task.id], seq, {"page": seq})
+    store.checkpoint(claimed[other.id], 1, {"page": "other"})
+    assert store.checkpoint_seqs(task.id) == [0, 3, 5, 7, 12]
+    assert [c.seq for c in store.checkpoints_after(task.id, 3, 2)] == [5, 7]
+    assert [(c.seq, c.data) for c in store.iter_checkpoints(task.id, batch=2)] == [
+        (s, {"page": s}) for s in (0, 3, 5, 7, 12)
+    ]
+    assert store.checkpoint_seqs(store.submit(TaskSpec("noop", dedup_key="none")).task.id) == []
+
+
+def test_held_by_lists_the_running_tasks_a_worker_holds(store: Store) -> None:
+    a = store.submit(TaskSpec("noop", dedup_key="a")).task
+    b = store.submit(TaskSpec("noop", dedup_key="b")).task
+    store.submit(TaskSpec("noop", dedup_key="pending"))
+    (first,) = store.claim("w1", 1, LEASE)
+    (second,) = store.claim("w2", 1, LEASE)
+    assert [t.id for t in store.held_by("w1")] == [first.task.id] and first.task.id in (a.id, b.id)
+    assert [(t.id, t.lease_token) for t in store.held_by("w2")] == [(second.task.id, second.lease.token)]
+    store.complete(second.lease, None)
+    assert store.held_by("w2") == [] and store.held_by("nobody") == []
+
+
 def test_progress_is_recorded_and_reports_cancellation(store: Store) -> None:
     task = store.submit(TaskSpec("noop")).task
     _, lease = claim_one(store)

@@ -34,6 +34,9 @@ class ResultLinks(BaseModel):
     json_: str = Field(alias="json")
     pdf: str = Field(description="The searchable PDF: the original pages with an invisible text layer.")
     pages: int
+    selected_pages: str | None = Field(
+        default=None, description="The page numbers the result holds when only some were asked for, e.g. 1-5,9."
+    )
 
 
 class WebhookOut(BaseModel):
@@ -104,6 +107,7 @@ def task_out(task: TaskView, events: list[EventView] | None = None, *, events_tr
             json=f"{base}?format=json",
             pdf=f"{base}?format=pdf",
             pages=task.document_pages,
+            selected_pages=task.selected_pages,
         )
     answer = None
     if task.answer is not None:

@@ -20,6 +20,7 @@ from ocrqueue.client import ClientError
 from ocrqueue.service import ANY_TENANT, Conflict, NotFound, ResultFormat, TaskStatus, TaskView
 from ocrqueue.service.live import Live
 from ocrqueue.service.runtime import (
+    REPLACE_EXIT_CODE,
     keep_page_buffers,
     kind_names,
     new_worker,
@@ -27,6 +28,9 @@ from ocrqueue.service.runtime import (
     prepare_database,
     run_workers_until_signalled,
     serve_metrics,
+    stop_with_parent,
+    supervise_until_signalled,
+    supervisor,
     webhook_outbox,
 )
 from ocrqueue.service.schema import newest_queue_revision, queue_revision
@@ -60,23 +64,62 @@ Concurrency = Annotated[
 Kinds = Annotated[
     list[str] | None, typer.Option("--kind", "-k", help="Task kind to claim; repeat for several.", show_default="all")
 ]
+Processes = Annotated[
+    int | None,
+    typer.Option(
+        "--processes",
+        "-p",
+        min=0,
+        help="Worker processes to run under this one, each replaced when it exits or crashes "
+        "(0: work in this process).",
+        show_default="settings.worker_processes",
+    ),
+]
+WorkerId = Annotated[str | None, typer.Option(hidden=True, help="Given by a supervising process.")]
 
 
 @app.command()
-def worker(verbose: Verbose = False, concurrency: Concurrency = None, kinds: Kinds = None) -> None:
+def worker(
+    verbose: Verbose = False,
+    concurrency: Concurrency = None,
+    kinds: Kinds = None,
+    processes: Processes = None,
+    worker_id: WorkerId = None,
+) -> None:
     """Run task slots on this machine until SIGTERM (graceful) or a second signal (release at once).
 
-    Example: OCRQUEUE_DATABASE_URL=postgresql://ocr@db/ocr ocrqueue worker --concurrency 2
+    A worker that ran max_tasks_per_process tasks or grew past max_rss_mb hands its tasks back and
+    exits with status 75, for its supervisor (--processes, systemd, Docker) to start a fresh one.
+    Example: OCRQUEUE_DATABASE_URL=postgresql://ocr@db/ocr ocrqueue worker --concurrency 2 --processes 2
     """
     configure_logging(verbose)
     settings = Settings()
+    count = settings.worker_processes if processes is None else processes
+    if count > 0:
+        slots = concurrency or settings.worker_concurrency
+        with open_tasks(settings) as tasks:
+            supervising = supervisor(tasks, settings, count, slots, kinds or settings.worker_kinds, verbose)
+            console.print(f"supervising {count} worker process(es) of {slots} slot(s) each")
+            serve_metrics(settings, tasks)
+            supervise_until_signalled(supervising)
+        return
+    if worker_id is not None:  # started by a supervisor: stop when it is gone
+        stop_with_parent()
     keep_page_buffers(settings.page_buffer_keep_mb)
     with open_tasks(settings) as tasks:
-        runner = new_worker(tasks, settings, concurrency=concurrency, kinds=kinds or settings.worker_kinds or None)
+        runner = new_worker(
+            tasks,
+            settings,
+            concurrency=concurrency,
+            kinds=kinds or settings.worker_kinds or None,
+            worker_id=worker_id,
+        )
         console.print(f"worker {runner.worker_id} on {tasks.backend}, kinds: {', '.join(runner.kinds)}")
         serve_metrics(settings, tasks)
         with webhook_outbox(settings, tasks.store):
             run_workers_until_signalled([runner])
+    if runner.replace_reason is not None:
+        raise typer.Exit(REPLACE_EXIT_CODE)
 
 
 @db_app.command("upgrade")

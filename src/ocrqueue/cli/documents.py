@@ -22,7 +22,7 @@ from ocrqueue.service import (
     TaskView,
     ocr_options,
 )
-from ocrqueue.service.convert import convert_document
+from ocrqueue.service.convert import convert_file
 from ocrqueue.service.live import Live
 from ocrqueue.service.runtime import keep_page_buffers, open_tasks
 from ocrqueue.settings import Settings
@@ -40,13 +40,19 @@ Languages = Annotated[
     typer.Option("--lang", "-l", help="OCR language (repeatable), or auto (per page).", show_default="settings"),
 ]
 Dpi = Annotated[int | None, typer.Option(help="Render resolution for OCR.", show_default="settings.render_dpi")]
+Pages = Annotated[str | None, typer.Option(help="Only these pages, numbered from 1, e.g. 1-5,9.", show_default="all")]
 
 
 def _options(
-    settings: Settings, mode: str, engine: str | None, languages: list[str] | None, dpi: int | None
+    settings: Settings,
+    mode: str,
+    engine: str | None,
+    languages: list[str] | None,
+    dpi: int | None,
+    pages: str | None = None,
 ) -> ProcessOptions:
     try:
-        return ocr_options(settings, mode=mode, engine=engine, languages=languages, dpi=dpi)
+        return ocr_options(settings, mode=mode, engine=engine, languages=languages, dpi=dpi, pages=pages)
     except InvalidInput as exc:
         console.print(f"[red]{exc.message}[/red]")
         raise typer.Exit(2) from exc
@@ -78,6 +84,7 @@ def convert(
     engine: Engine = None,
     languages: Languages = None,
     dpi: Dpi = None,
+    pages: Pages = None,
     formats: Annotated[
         list[str] | None,
         typer.Option(
@@ -87,10 +94,11 @@ def convert(
 ) -> None:
     """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json, .pdf and figure crops beside them.
 
-    Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim -f md -f pdf
+    Pages are written as they are read, so memory stays flat however long the document.
+    Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim -f md -f pdf --pages 1-5,9
     """
     settings = Settings()
-    options = _options(settings, mode, engine, languages, dpi)
+    options = _options(settings, mode, engine, languages, dpi, pages)
     wanted = _formats(formats)
     keep_page_buffers(settings.page_buffer_keep_mb)
     failed = 0
@@ -98,28 +106,18 @@ def convert(
         for path in files:
             bar = progress.add_task(path.name, total=None)
             try:
-                result = convert_document(
-                    path.read_bytes(),
+                convert_file(
+                    path,
+                    output / path.stem,
                     options,
                     settings.document_limits(),
+                    wanted,
                     on_opened=functools.partial(_set_total, progress, bar),
                     on_page=functools.partial(progress.advance, bar),
                 )
             except InvalidInput as exc:
                 progress.update(bar, description=f"[red]{path.name}: {exc}[/red]")
                 failed += 1
-                continue
-            target = output / path.stem
-            target.mkdir(parents=True, exist_ok=True)
-            if "markdown" in wanted:
-                (target / f"{path.stem}.md").write_text(result.markdown, encoding="utf-8")
-            if "json" in wanted:
-                (target / f"{path.stem}.json").write_text(result.json, encoding="utf-8")
-            if "pdf" in wanted:
-                with (target / f"{path.stem}.pdf").open("wb") as pdf:
-                    result.write_searchable_pdf(pdf)
-            for name, data in result.images.items():
-                (target / name).write_bytes(data)
     if failed:
         raise typer.Exit(EXIT_FAILED)
 
@@ -133,6 +131,7 @@ def submit(
     dpi: Dpi = None,
     priority: Annotated[int, typer.Option(help="Higher runs first.")] = 0,
     force: Annotated[bool, typer.Option(help="Run again even if the same file and options were submitted.")] = False,
+    pages: Pages = None,
     server: remote.Server = None,
     api_key: remote.ApiKey = None,
     output: Annotated[
@@ -167,6 +166,7 @@ def submit(
                 engine=engine,
                 languages=languages,
                 dpi=dpi,
+                pages=pages,
                 priority=priority,
                 force=force,
                 callback_url=callback_url,
@@ -175,7 +175,7 @@ def submit(
     if output is not None or callback_url is not None:
         console.print("[red]--output and --callback-url need --server (or use `ocrqueue tasks result`)[/red]")
         raise typer.Exit(2)
-    options = _options(settings, mode, engine, languages, dpi)
+    options = _options(settings, mode, engine, languages, dpi, pages)
     with open_tasks(settings) as tasks:
         task_ids = _queue(tasks, files, Submission("", options, priority=priority, force=force))
         failures = len(files) - len(task_ids)

@@ -1,8 +1,7 @@
-"""`ocrqueue serve`: the HTTP API and web page, with embedded workers unless told otherwise."""
+"""`ocrqueue serve`: the HTTP API and web page, with supervised worker processes unless told otherwise."""
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
 import logging
 import os
@@ -16,7 +15,7 @@ from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.cli.runtime import configure_logging
 from ocrqueue.service.apikeys import ApiKeys
-from ocrqueue.service.runtime import Worker, keep_page_buffers, new_worker, open_tasks, serve_metrics, webhook_outbox
+from ocrqueue.service.runtime import Supervisor, open_tasks, serve_metrics, supervisor
 from ocrqueue.settings import Settings
 
 console = Console()
@@ -34,7 +33,12 @@ def serve(
     host: Annotated[str | None, typer.Option(help="Listen address.", show_default="settings.host, 127.0.0.1")] = None,
     port: Annotated[int | None, typer.Option(help="Listen port.", show_default="settings.port, 8000")] = None,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Embedded task slots.", show_default="the number of CPUs")
+        int | None,
+        typer.Option(
+            min=1,
+            help="Worker processes started under this one, one task slot each.",
+            show_default="the number of CPUs",
+        ),
     ] = None,
     no_workers: Annotated[
         bool, typer.Option("--no-workers", help="API and web page only (workers run elsewhere).")
@@ -42,6 +46,10 @@ def serve(
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Run the API, the web page and (unless --no-workers) workers, on the configured database.
+
+    Workers run in child processes, one task each at a time, replaced when they grow past
+    max_rss_mb or max_tasks_per_process or crash: the API never carries a document's memory, and a
+    page that crashes its engine fails its task ("crashed") instead of taking the API down.
 
     With no API key created the service listens on 127.0.0.1 only.
     Examples: ocrqueue serve | ocrqueue serve --host 0.0.0.0 --no-workers
@@ -60,29 +68,27 @@ def serve(
         listen_host = "127.0.0.1"
     listen_port = port or settings.port
     context = ApiContext(settings, tasks, keys, RateLimiter(settings.submit_rate_per_minute))
-    runners: list[Worker] = []
+    supervising: Supervisor | None = None
     if not no_workers:
-        keep_page_buffers(settings.page_buffer_keep_mb)
-        runners.append(new_worker(tasks, settings, concurrency=workers or os.cpu_count() or 1))
+        processes = workers or os.cpu_count() or 1
+        supervising = supervisor(tasks, settings, processes, 1, settings.worker_kinds, verbose)
     serve_metrics(settings, tasks)
-    for runner in runners:
-        runner.start()
+    if supervising is not None:
+        supervising.start()
     shown = f"[{listen_host}]" if ":" in listen_host else listen_host
     console.print(
         f"ocrqueue is running: open http://{shown}:{listen_port}/ "
-        f"({'no workers' if not runners else f'{runners[0].config.concurrency} task slots'}, "
+        f"({'no workers' if supervising is None else f'{supervising.processes} worker processes'}, "
         f"database {tasks.backend}); Ctrl-C stops"
     )
     server = uvicorn.Server(
         uvicorn.Config(create_app(context), host=listen_host, port=listen_port, log_level="info", access_log=False)
     )
     try:
-        with webhook_outbox(settings, tasks.store) if runners else contextlib.nullcontext():
-            server.run()
+        server.run()
     finally:
-        for runner in runners:
-            runner.stop()
-        for runner in runners:
-            runner.wait_stopped(settings.shutdown_grace_seconds + 15)
+        if supervising is not None:
+            supervising.stop()
+            supervising.wait_stopped(supervising.stop_timeout + 15)
         keys.close()
         tasks.close()

@@ -2,16 +2,18 @@
 
 Typical use by a task handler::
 
-    with open_document(data, limits) as doc:
-        for page in doc.pages(start=first_unfinished):
+    with open_document(path, limits) as doc:
+        for page in doc.select(pages_not_done):
             result = process_page(page, options)
             checkpoint(result.to_dict(), result.images)
-    final = assemble(doc.meta, results)
+    with ResultWriter(doc.meta, json_file, markdown_file) as writer:
+        for result in checkpointed_results_in_order:
+            writer.add(result)
 
 It knows nothing about queues or HTTP; every failure caused by the input is a DocumentError.
 """
 
-from ocrqueue.documents.document import Document, open_document
+from ocrqueue.documents.document import Document, count_pages, open_document
 from ocrqueue.documents.engines import EngineOutput, OcrEngine, RecognitionRequest, available_engines, get_engine
 from ocrqueue.documents.engines.base import register_engine
 from ocrqueue.documents.errors import (
@@ -21,6 +23,7 @@ from ocrqueue.documents.errors import (
     EncryptedPdfError,
     InvalidOptionsError,
     PageRenderError,
+    TooFewPixelsError,
     TooLargeError,
     TooManyPagesError,
     TooManyPixelsError,
@@ -40,10 +43,12 @@ from ocrqueue.documents.model import (
     Word,
 )
 from ocrqueue.documents.options import AUTO, ProcessOptions
+from ocrqueue.documents.pagerange import PageRangeError, PageSelection
 from ocrqueue.documents.pages import PageInput
 from ocrqueue.documents.pipeline import process_page
 from ocrqueue.documents.result import DocumentResult, assemble
 from ocrqueue.documents.sniff import InputFormat, sniff_format
+from ocrqueue.documents.writer import ResultWriter
 
 __all__ = [
     "AUTO",
@@ -63,12 +68,16 @@ __all__ = [
     "Line",
     "OcrEngine",
     "PageInput",
+    "PageRangeError",
     "PageRenderError",
     "PageResult",
+    "PageSelection",
     "ProcessOptions",
     "RecognitionRequest",
+    "ResultWriter",
     "Table",
     "TableCell",
+    "TooFewPixelsError",
     "TooLargeError",
     "TooManyPagesError",
     "TooManyPixelsError",
@@ -77,6 +86,7 @@ __all__ = [
     "Word",
     "assemble",
     "available_engines",
+    "count_pages",
     "get_engine",
     "keep_page_buffers",
     "open_document",

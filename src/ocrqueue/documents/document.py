@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from types import TracebackType
 
 import pypdfium2 as pdfium
@@ -23,13 +24,15 @@ from ocrqueue.documents.pdf import iter_pdf_pages, open_pdf, pdf_metadata, pdf_p
 from ocrqueue.documents.pdfium_lock import PDFIUM_LOCK
 from ocrqueue.documents.sniff import InputFormat, describe_unknown, sniff_format
 
+_SNIFF_BYTES = 4096
+
 
 class Document:
     """An opened, validated input. Use as a context manager (or call close()) to free PDFium memory."""
 
     def __init__(
         self,
-        data: bytes,
+        size: int,
         fmt: InputFormat,
         limits: DocumentLimits,
         pdf: pdfium.PdfDocument | None,
@@ -37,7 +40,7 @@ class Document:
         page_count: int,
         first_page: ImagePage | None = None,
     ) -> None:
-        self._size = len(data)
+        self._size = size
         self.format = fmt
         self.limits = limits
         self._pdf = pdf
@@ -61,13 +64,20 @@ class Document:
         """Yield pages from index ``start`` on, loading each only when asked (resume after a crash)."""
         if not 0 <= start <= self.page_count:
             raise ValueError(f"start page {start} is outside 0..{self.page_count}")
+        return self.select(range(start, self.page_count))
+
+    def select(self, indices: Iterable[int]) -> Iterator[PageInput]:
+        """Yield the pages at ``indices`` (from 0, ascending), loading each only when asked."""
+        wanted = list(indices)
+        if any(not 0 <= i < self.page_count for i in wanted):
+            raise ValueError(f"page indices must be within 0..{self.page_count - 1}")
         if self._pdf is not None:
-            yield from iter_pdf_pages(self._pdf, start, self.limits)
+            yield from iter_pdf_pages(self._pdf, wanted, self.limits)
         elif self._first_page is not None:
-            if start == 0:
+            if wanted:
                 yield self._first_page
         elif self._image is not None:
-            yield from iter_image_pages(self._image, self.page_count, start, self.limits)
+            yield from iter_image_pages(self._image, wanted, self.limits)
 
     def close(self) -> None:
         if self._pdf is not None:
@@ -88,36 +98,63 @@ class Document:
         self.close()
 
 
-def open_document(data: bytes, limits: DocumentLimits | None = None) -> Document:
-    """Validate ``data`` (type from magic bytes, size, page count, pixels) and open it.
+def open_document(source: bytes | Path, limits: DocumentLimits | None = None) -> Document:
+    """Validate ``source`` (type from magic bytes, size, page count, pixels) and open it.
 
-    Raises a DocumentError subclass for anything that can never be processed.
+    A path is read by PDFium and Pillow as they need it, never whole into memory: how a worker
+    opens a spooled upload of thousands of pages. Raises a DocumentError subclass for anything
+    that can never be processed.
     """
     limits = limits or DocumentLimits()
-    if not data:
+    if isinstance(source, Path):
+        size = source.stat().st_size
+        with source.open("rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    else:
+        size, head = len(source), source[:_SNIFF_BYTES]
+    if not size:
         raise EmptyDocumentError("the file is empty")
-    if len(data) > limits.max_file_bytes:
-        raise TooLargeError(f"the file is {len(data):,} bytes, over the limit of {limits.max_file_bytes:,} bytes")
-    fmt = sniff_format(data)
+    if size > limits.max_file_bytes:
+        raise TooLargeError(f"the file is {size:,} bytes, over the limit of {limits.max_file_bytes:,} bytes")
+    fmt = sniff_format(head)
     if fmt is None:
         raise UnsupportedTypeError(
-            f"unsupported file type: this looks like {describe_unknown(data)}; "
+            f"unsupported file type: this looks like {describe_unknown(head)}; "
             "send a PDF, PNG, JPEG, TIFF, WebP or BMP file"
         )
     if fmt is InputFormat.PDF:
-        pdf = open_pdf(data)
+        pdf = open_pdf(source)
         count = pdf_page_count(pdf)
         _check_count(count, limits, pdf)
-        return Document(data, fmt, limits, pdf, None, count)
-    image = open_image(data, fmt, limits)
+        return Document(size, fmt, limits, pdf, None, count)
+    image = open_image(source, fmt, limits)
     count = image_frame_count(image, fmt)
     _check_count(count, limits, None)
     if count == 1:
         # A single image is decoded up front, so damage is reported by open_document itself.
         first = decode_frame(image, 0, limits)
         image.close()
-        return Document(data, fmt, limits, None, None, count, first)
-    return Document(data, fmt, limits, None, image, count)
+        return Document(size, fmt, limits, None, None, count, first)
+    return Document(size, fmt, limits, None, image, count)
+
+
+def count_pages(path: Path) -> int:
+    """The number of pages of a PDF or frames of an image, reading no page: for checking a page
+    selection when a file is submitted. Raises a DocumentError for a file that cannot be opened."""
+    with path.open("rb") as handle:
+        head = handle.read(_SNIFF_BYTES)
+    fmt = sniff_format(head)
+    if fmt is None:
+        raise UnsupportedTypeError(f"unsupported file type: this looks like {describe_unknown(head)}")
+    if fmt is InputFormat.PDF:
+        pdf = open_pdf(path)
+        try:
+            return pdf_page_count(pdf)
+        finally:
+            with PDFIUM_LOCK:
+                pdf.close()
+    with Image.open(path) as image:
+        return image_frame_count(image, fmt)
 
 
 def _check_count(count: int, limits: DocumentLimits, pdf: pdfium.PdfDocument | None) -> None:

@@ -50,6 +50,12 @@ class TooManyPixelsError(DocumentError):
     code = "too_many_pixels"
 
 
+class TooFewPixelsError(DocumentError):
+    """A page too thin or too small to hold anything readable (a 1-pixel strip, a zero-area page)."""
+
+    code = "too_few_pixels"
+
+
 class PageRenderError(DocumentError):
     """One page could not be decoded or rendered although the file opened."""
 

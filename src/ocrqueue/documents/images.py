@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import io
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from PIL import Image, ImageOps
 
-from ocrqueue.documents.errors import CorruptDocumentError, DocumentError, TooManyPixelsError
+from ocrqueue.documents.errors import CorruptDocumentError, DocumentError, TooFewPixelsError, TooManyPixelsError
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.limits import DocumentLimits
 from ocrqueue.documents.pages import Raster, TextLayer
@@ -30,12 +31,12 @@ _SCREEN_DPI = 96.0
 _KEPT_MODES = ("L", "RGB")
 
 
-def open_image(data: bytes, fmt: InputFormat, limits: DocumentLimits) -> Image.Image:
+def open_image(source: bytes | Path, fmt: InputFormat, limits: DocumentLimits) -> Image.Image:
     """Open the image header (no pixels decoded yet) and check the first frame's size."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data), formats=[fmt.value.upper()])
+            image = Image.open(source if isinstance(source, Path) else io.BytesIO(source), formats=[fmt.value.upper()])
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise TooManyPixelsError(f"image is too large to decode safely ({exc})") from exc
     except (OSError, SyntaxError, ValueError) as exc:
@@ -53,6 +54,11 @@ def check_pixels(image: Image.Image, index: int, limits: DocumentLimits) -> None
         )
     if pixels == 0:
         raise CorruptDocumentError(f"page {index + 1} has no pixels")
+    if min(image.width, image.height) < limits.min_page_side_pixels:
+        raise TooFewPixelsError(
+            f"page {index + 1} is {image.width}x{image.height} pixels: a strip thinner than "
+            f"{limits.min_page_side_pixels} pixels has nothing to read"
+        )
 
 
 def image_frame_count(image: Image.Image, fmt: InputFormat) -> int:
@@ -84,8 +90,8 @@ def decode_frame(image: Image.Image, index: int, limits: DocumentLimits) -> Imag
     return ImagePage(index, pixels, 72.0 / dpi)
 
 
-def iter_image_pages(image: Image.Image, count: int, start: int, limits: DocumentLimits) -> Iterator[ImagePage]:
-    for index in range(start, count):
+def iter_image_pages(image: Image.Image, indices: Iterable[int], limits: DocumentLimits) -> Iterator[ImagePage]:
+    for index in indices:
         yield decode_frame(image, index, limits)
 
 

@@ -154,14 +154,20 @@ def block_markdown(block: Block) -> str:
     return escape(block.text)
 
 
-def render_markdown(pages: Iterable[PageResult], include_headers: bool = False) -> str:
-    """Markdown of all pages in order; running headers and footers only when asked for."""
+def page_markdown_parts(page: PageResult, include_headers: bool = False) -> list[str]:
+    """A page's blocks as Markdown paragraphs (joined by blank lines); running headers and footers
+    only when asked for."""
     parts: list[str] = []
-    for page in pages:
-        for block in page.blocks:
-            if block.type in ("header", "footer") and not include_headers:
-                continue
-            text = block_markdown(block)
-            if text.strip():
-                parts.append(text)
+    for block in page.blocks:
+        if block.type in ("header", "footer") and not include_headers:
+            continue
+        text = block_markdown(block)
+        if text.strip():
+            parts.append(text)
+    return parts
+
+
+def render_markdown(pages: Iterable[PageResult], include_headers: bool = False) -> str:
+    """Markdown of all pages in order (see `page_markdown_parts`)."""
+    parts = [part for page in pages for part in page_markdown_parts(page, include_headers)]
     return "\n\n".join(parts) + "\n" if parts else ""

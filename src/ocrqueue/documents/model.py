@@ -248,9 +248,11 @@ class DocumentMeta:
     size_bytes: int
     title: str | None = None
     author: str | None = None
+    pages: str | None = None
+    """The pages the result holds (``"1-5,9"``) when only some were asked for; None: all of them."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "format": self.format,
             "media_type": self.media_type,
             "page_count": self.page_count,
@@ -258,7 +260,18 @@ class DocumentMeta:
             "title": self.title,
             "author": self.author,
         }
+        if self.pages is not None:
+            d["pages"] = self.pages
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> DocumentMeta:
-        return cls(d["format"], d["media_type"], d["page_count"], d["size_bytes"], d.get("title"), d.get("author"))
+        return cls(
+            d["format"],
+            d["media_type"],
+            d["page_count"],
+            d["size_bytes"],
+            d.get("title"),
+            d.get("author"),
+            d.get("pages"),
+        )

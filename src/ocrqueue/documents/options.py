@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from ocrqueue.documents.errors import InvalidOptionsError
+from ocrqueue.documents.pagerange import PageSelection
 
 Mode = Literal["auto", "ocr", "text"]
 MODES: tuple[Mode, ...] = ("auto", "ocr", "text")
@@ -21,7 +22,8 @@ class ProcessOptions:
     caption detection to rendered pages when the package is installed; ``char_boxes`` adds a box
     per character to words read from a text layer (it makes the JSON several times larger).
     ``engine`` and ``languages`` are ``auto`` (``("auto",)``) unless the user names them: each page
-    is then read with what suits the scripts found on it."""
+    is then read with what suits the scripts found on it. ``pages`` reads only those pages
+    (``"1-5,9"``, kept in canonical form), all when None."""
 
     mode: Mode = "auto"
     engine: str = AUTO
@@ -30,8 +32,11 @@ class ProcessOptions:
     tables: bool = True
     layout_model: bool = True
     char_boxes: bool = False
+    pages: str | None = None
 
     def __post_init__(self) -> None:
+        if self.pages is not None:
+            object.__setattr__(self, "pages", str(PageSelection.parse(self.pages)))
         if self.mode not in MODES:
             raise InvalidOptionsError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         if not 72 <= self.dpi <= 600:
@@ -43,8 +48,18 @@ class ProcessOptions:
                 f'languages must be ["auto"] or Tesseract-style codes like eng or chi_sim, not {list(self.languages)!r}'
             )
 
+    @property
+    def page_selection(self) -> PageSelection | None:
+        return None if self.pages is None else PageSelection.parse(self.pages)
+
+    def page_indices(self, page_count: int) -> list[int]:
+        """The pages to read, as indices from 0; raises PageRangeError for pages the document lacks."""
+        selection = self.page_selection
+        return list(range(page_count)) if selection is None else selection.indices(page_count)
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """`pages` only when set, so whole-document options keep the dedup keys they always had."""
+        d: dict[str, Any] = {
             "mode": self.mode,
             "engine": self.engine,
             "languages": list(self.languages),
@@ -53,6 +68,9 @@ class ProcessOptions:
             "layout_model": self.layout_model,
             "char_boxes": self.char_boxes,
         }
+        if self.pages is not None:
+            d["pages"] = self.pages
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ProcessOptions:
@@ -64,4 +82,5 @@ class ProcessOptions:
             tables=bool(d.get("tables", True)),
             layout_model=bool(d.get("layout_model", True)),
             char_boxes=bool(d.get("char_boxes", False)),
+            pages=None if d.get("pages") is None else str(d["pages"]),
         )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import mmap
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -13,6 +15,7 @@ from ocrqueue.documents.errors import (
     CorruptDocumentError,
     EncryptedPdfError,
     PageRenderError,
+    TooFewPixelsError,
     TooManyPixelsError,
 )
 from ocrqueue.documents.geometry import BBox
@@ -27,14 +30,15 @@ from ocrqueue.documents.textlayer import read_text_layer
 _MIN_RENDER_DPI = 72
 
 
-def open_pdf(data: bytes) -> pdfium.PdfDocument:
-    """Open ``data`` with PDFium, turning its error codes into messages a user understands."""
+def open_pdf(source: bytes | Path) -> pdfium.PdfDocument:
+    """Open ``source`` with PDFium (a path is read as needed, never whole), turning its error codes
+    into messages a user understands."""
     with PDFIUM_LOCK:
         try:
-            return pdfium.PdfDocument(data)
+            return pdfium.PdfDocument(str(source) if isinstance(source, Path) else source)
         except pdfium.PdfiumError as exc:
             code = getattr(exc, "err_code", None)
-            if b"/Encrypt" not in data:
+            if not _declares_encryption(source):
                 # PDFium leaves its last error as it was on some failures (an empty page tree), so
                 # an earlier encrypted file's code would show up here: only believe it for files
                 # that declare encryption at all.
@@ -44,6 +48,13 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
             if code == pdfium_c.FPDF_ERR_SECURITY:
                 raise EncryptedPdfError("PDF is encrypted with an unsupported security scheme") from exc
             raise CorruptDocumentError("PDF is damaged or truncated and could not be opened") from exc
+
+
+def _declares_encryption(source: bytes | Path) -> bool:
+    if isinstance(source, bytes):
+        return b"/Encrypt" in source
+    with source.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        return mapped.find(b"/Encrypt") >= 0
 
 
 def pdf_metadata(pdf: pdfium.PdfDocument) -> dict[str, str]:
@@ -56,9 +67,9 @@ def pdf_page_count(pdf: pdfium.PdfDocument) -> int:
         return len(pdf)
 
 
-def iter_pdf_pages(pdf: pdfium.PdfDocument, start: int, limits: DocumentLimits) -> Iterator[PdfPage]:
+def iter_pdf_pages(pdf: pdfium.PdfDocument, indices: Iterable[int], limits: DocumentLimits) -> Iterator[PdfPage]:
     """Load one page at a time and close it once the consumer asks for the next one."""
-    for index in range(start, pdf_page_count(pdf)):
+    for index in indices:
         with PDFIUM_LOCK:
             try:
                 raw = pdf.get_page(index)
@@ -107,19 +118,27 @@ class PdfPage:
             self._page.close()
 
     def _fit_dpi(self, dpi: int) -> int:
-        """Cap the DPI at the configured maximum, and lower it for oversized pages so the bitmap
-        stays within the pixel limit."""
+        """Cap the DPI at the configured maximum, and lower it for oversized pages so the bitmap stays
+        within the pixel budget (not below 72 dpi) and the hard pixel limit (or refuse the page)."""
         dpi = min(dpi, self._limits.render_dpi)
         area_in2 = (self.width / 72) * (self.height / 72)
         if area_in2 <= 0:
-            raise PageRenderError(f"page {self._index + 1} has no area")
+            raise TooFewPixelsError(f"page {self._index + 1} has no area ({self.width:g} x {self.height:g} points)")
         max_dpi = int((self._limits.max_pixels_per_page / area_in2) ** 0.5)
         if max_dpi < _MIN_RENDER_DPI:
             raise TooManyPixelsError(
                 f"page {self._index + 1} is too large to render: even at {_MIN_RENDER_DPI} dpi "
                 f"it would exceed {self._limits.max_pixels_per_page:,} pixels"
             )
-        return min(dpi, max_dpi)
+        budget_dpi = max(_MIN_RENDER_DPI, int((self._limits.render_pixel_budget / area_in2) ** 0.5))
+        dpi = min(dpi, max_dpi, budget_dpi)
+        thinnest = min(self.width, self.height) * dpi / 72
+        if thinnest < self._limits.min_page_side_pixels:
+            raise TooFewPixelsError(
+                f"page {self._index + 1} is {self.width:g} x {self.height:g} points: a strip thinner than "
+                f"{self._limits.min_page_side_pixels} pixels at {dpi} dpi has nothing to read"
+            )
+        return dpi
 
     def render(self, dpi: int) -> Raster:
         requested, dpi = dpi, self._fit_dpi(dpi)
@@ -138,7 +157,7 @@ class PdfPage:
         x0, y0 = max(0.0, box.x0), max(0.0, box.y0)
         x1, y1 = min(self.width, box.x1), min(self.height, box.y1)
         area_in2 = max(1e-6, (x1 - x0) * (y1 - y0) / 72**2)
-        dpi = min(dpi, int((self._limits.max_pixels_per_page / area_in2) ** 0.5))
+        dpi = min(dpi, int((min(self._limits.max_pixels_per_page, self._limits.render_pixel_budget) / area_in2) ** 0.5))
         with PDFIUM_LOCK:
             try:
                 bitmap = self._page.render(

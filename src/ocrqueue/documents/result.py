@@ -9,6 +9,7 @@ from typing import Any
 
 from ocrqueue.documents.markdown import render_markdown
 from ocrqueue.documents.model import SCHEMA_VERSION, DocumentMeta, PageResult
+from ocrqueue.documents.pagerange import PageSelection
 
 
 @dataclass(frozen=True)
@@ -41,11 +42,19 @@ class DocumentResult:
         return cls(DocumentMeta.from_dict(d["document"]), tuple(PageResult.from_dict(p) for p in d["pages"]))
 
 
+def expected_indices(meta: DocumentMeta) -> list[int]:
+    """The page indices a result for `meta` holds: its selection, or every page."""
+    if meta.pages is None:
+        return list(range(meta.page_count))
+    return PageSelection.parse(meta.pages).indices(meta.page_count)
+
+
 def assemble(meta: DocumentMeta, page_results: Iterable[PageResult]) -> DocumentResult:
     """Order the page results and check that every page of the document is there exactly once."""
     pages = sorted(page_results, key=lambda p: p.index)
     indices = [p.index for p in pages]
-    if indices != list(range(meta.page_count)):
-        missing = sorted(set(range(meta.page_count)) - set(indices))
+    expected = expected_indices(meta)
+    if indices != expected:
+        missing = sorted(set(expected) - set(indices))
         raise ValueError(f"page results do not match the document: missing {missing}, got {indices}")
     return DocumentResult(meta, tuple(pages))

@@ -43,6 +43,7 @@ from ocrqueue.documents.glyphless import (
 )
 from ocrqueue.documents.limits import DocumentLimits
 from ocrqueue.documents.model import PageResult
+from ocrqueue.documents.pagerange import PageSelection
 from ocrqueue.documents.pages import PageInput
 from ocrqueue.documents.pdf import PdfPage
 from ocrqueue.documents.sniff import InputFormat
@@ -59,20 +60,33 @@ _OWN_TEXT_OVERLAP = 0.3
 
 
 def write_searchable_pdf(
-    data: bytes, pages: Iterable[PageResult], out: BinaryIO, limits: DocumentLimits | None = None
+    original: bytes | Path,
+    pages: Iterable[PageResult],
+    out: BinaryIO,
+    limits: DocumentLimits | None = None,
+    selection: PageSelection | None = None,
 ) -> None:
-    """Write the searchable PDF of the document `data` whose page results, in page order, are `pages`.
+    """Write the searchable PDF of the document `original` (its bytes, or a file read as needed)
+    whose page results, in page order, are `pages`; with `selection`, only the pages it names.
 
     Raises ValueError when the results do not match the document's pages, DocumentError when the
     document cannot be opened (it was processed before, so only a changed limit can cause that).
     """
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="ocrqueue-pdf-") as spool:
-        document = stack.enter_context(open_document(data, limits))
-        source = stack.enter_context(pikepdf.open(io.BytesIO(data))) if document.format is InputFormat.PDF else None
+        document = stack.enter_context(open_document(original, limits))
+        is_pdf = document.format is InputFormat.PDF
+        source = None
+        if is_pdf:
+            source = stack.enter_context(
+                pikepdf.open(io.BytesIO(original) if isinstance(original, bytes) else original)
+            )
+        # Only an image's bytes are ever looked at (a JPEG embedded as it came); a PDF stays a file.
+        data = original if isinstance(original, bytes) else (b"" if is_pdf else original.read_bytes())
         output = Pdf.new()
         batches = _Batches(Path(spool), output, stack)
         results = iter(pages)
-        for page in document.pages():
+        wanted = document.pages() if selection is None else document.select(selection.indices(document.page_count))
+        for page in wanted:
             result = next(results, None)
             if result is None or result.index != page.index:
                 raise ValueError(f"no page result for page {page.index + 1} of {document.page_count}")

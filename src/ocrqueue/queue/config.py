@@ -14,6 +14,8 @@
 |                         |         | check) is given up as hung; its attempt fails as `stalled`    |
 | prefetch                | 16      | extra tasks a claim may take while tasks run in milliseconds  |
 | prefetch_below_seconds  | 0.05    | mean handler time under which prefetching is on               |
+| max_tasks_per_process   | 0       | after this many tasks the worker stops to be replaced (0: no) |
+| max_rss_mb              | 0       | past this resident memory after a task, likewise (0: no)      |
 
 With these defaults a SIGKILLed worker's task is running again within
 lease (20 s) + reaper interval (at most 15 s) = 35 s, under the 45 s promise.
@@ -43,6 +45,8 @@ class QueueConfig:
     stall_seconds: float = 600.0
     prefetch: int = 16
     prefetch_below_seconds: float = 0.05
+    max_tasks_per_process: int = 0
+    max_rss_mb: int = 0
 
     def __post_init__(self) -> None:
         if self.heartbeat_seconds * 2 > self.lease_seconds:

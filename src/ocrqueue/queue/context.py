@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 
 from ocrqueue.queue.errors import LeaseLost, TaskCancelled, WaitingForChildren
-from ocrqueue.queue.models import JSON, Lease, Task, TaskSpec
+from ocrqueue.queue.models import JSON, Checkpoint, Lease, Task, TaskSpec
 from ocrqueue.queue.store import Store
 
 
@@ -37,6 +37,14 @@ class TaskContext:
     def checkpoints(self) -> Mapping[int, JSON]:
         """Work saved by earlier attempts, by sequence number (e.g. page index)."""
         return {cp.seq: cp.data for cp in self._store.checkpoints(self.task.id)}
+
+    def checkpointed(self) -> frozenset[int]:
+        """The sequence numbers earlier attempts saved, without loading their data."""
+        return frozenset(self._store.checkpoint_seqs(self.task.id))
+
+    def iter_checkpoints(self, batch: int = 32) -> Iterator[Checkpoint]:
+        """Every saved checkpoint in sequence order, `batch` at a time (for tasks with many)."""
+        return self._store.iter_checkpoints(self.task.id, batch)
 
     # -- signals from the worker's heartbeat --------------------------------------------------
     def touch(self) -> None:

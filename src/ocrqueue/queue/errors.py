@@ -66,6 +66,7 @@ class ErrorKind(StrEnum):
     UNKNOWN = "unknown"
     LEASE_EXPIRED = "lease_expired"
     STALLED = "stalled"
+    CRASHED = "crashed"
     CANCELLED = "cancelled"
 
 

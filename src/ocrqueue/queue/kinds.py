@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import time
 from typing import Any
@@ -14,6 +15,7 @@ from ocrqueue.queue.registry import Registry
 NOOP = "noop"
 SLEEP = "sleep"
 PARTS = "parts"
+_LEAKED: list[bytearray] = []
 
 
 def noop(ctx: TaskContext) -> JSON:
@@ -26,7 +28,9 @@ def sleep(ctx: TaskContext) -> JSON:
 
     Payload keys (all optional): `pages` (default 1) units of work, each checkpointed;
     `seconds_per_page` (0); `fail_attempts` (0): attempts up to this number fail with `error`
-    ("transient", "permanent", "crash" = kill the process, "hang" = stop heartbeating work);
+    ("transient", "permanent", "crash" = exit the process, "segfault" = die of SIGSEGV as a native
+    library would, "hang" = stop heartbeating work); `leak_mb` (0): memory each run keeps for
+    good, as a leaking native library would (for testing workers that replace themselves);
     `record` a file path to which each run appends "task_id attempt worker_pid" lines.
     Resumes after the last checkpointed page and returns the list of pages it produced.
     """
@@ -38,6 +42,8 @@ def sleep(ctx: TaskContext) -> JSON:
     failing = ctx.attempt <= int(payload.get("fail_attempts", 0))
     error = str(payload.get("error", "transient"))
     done = dict(ctx.checkpoints)
+    if leak_mb := int(payload.get("leak_mb", 0)):
+        _LEAKED.append(bytearray(os.urandom(1 << 20)) * leak_mb)  # touched, so resident
     for page in range(pages):
         if page in done:
             continue
@@ -94,6 +100,8 @@ def _fail(error: str, ctx: TaskContext) -> None:
         raise PermanentError(f"planted permanent failure on attempt {ctx.attempt}")
     if error == "crash":
         os._exit(70)
+    if error == "segfault":
+        ctypes.string_at(0)  # reads address 0: SIGSEGV in this thread, as a crashing native library
     if error == "hang":
         time.sleep(3600)
     raise TransientError(f"planted transient failure on attempt {ctx.attempt}")

@@ -12,7 +12,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TypeVar
 
@@ -257,6 +257,27 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def checkpoints(self, task_id: str) -> list[Checkpoint]: ...
+
+    @abc.abstractmethod
+    def held_by(self, worker_id: str) -> list[Task]:
+        """The running tasks whose lease `worker_id` holds: what a supervisor finds when that worker's
+        process died, to settle them at once instead of waiting for their leases to expire."""
+
+    @abc.abstractmethod
+    def checkpoint_seqs(self, task_id: str) -> list[int]:
+        """Which checkpoints a task has, without their data: a resume decision for a task of
+        thousands of pages costs a list of numbers, not every page's result."""
+
+    @abc.abstractmethod
+    def checkpoints_after(self, task_id: str, after_seq: int, limit: int) -> list[Checkpoint]:
+        """Up to `limit` checkpoints with seq > `after_seq`, in seq order (keyset paging)."""
+
+    def iter_checkpoints(self, task_id: str, batch: int = 32) -> Iterator[Checkpoint]:
+        """Every checkpoint in seq order, `batch` at a time: memory bounded by the batch."""
+        after = -(2**62)
+        while page := self.checkpoints_after(task_id, after, batch):
+            yield from page
+            after = page[-1].seq
 
     @abc.abstractmethod
     def counts_by_status(self) -> dict[TaskStatus, int]: ...

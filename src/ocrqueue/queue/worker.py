@@ -34,6 +34,7 @@ from ocrqueue.queue.errors import (
 from ocrqueue.queue.identity import host_name, new_worker_id, pid_alive
 from ocrqueue.queue.metrics import QueueMetrics, default_metrics
 from ocrqueue.queue.models import ClaimedTask, CompleteResult, FailOutcome
+from ocrqueue.queue.recycle import replace_reason
 from ocrqueue.queue.registry import Registry
 from ocrqueue.queue.store import Store
 
@@ -105,6 +106,9 @@ class Worker:
         self._busy_slots = 0
         """Tasks handed to the slots and not yet finished: running, or queued for a slot (prefetched)."""
         self._hung_slots = 0
+        self._tasks_done = 0
+        self.replace_reason: str | None = None
+        """Set when the worker stopped itself to be replaced (max_tasks_per_process, max_rss_mb)."""
         self._mean_run_seconds = 1.0
         """Moving average of handler run time; prefetching is only for tasks far shorter than a claim."""
         self._lock = threading.Lock()
@@ -240,16 +244,45 @@ class Worker:
         with self._lock:
             self._busy_slots -= 1
             self._mean_run_seconds = 0.9 * self._mean_run_seconds + 0.1 * run_seconds
+            self._tasks_done += 1
+            done = self._tasks_done
         self._wake.set()
+        self._replace_if_due(done)
+
+    def _replace_if_due(self, tasks_done: int) -> None:
+        """Stop claiming and hand running tasks back (graceful stop) once this process has run its
+        share of tasks or grown past its memory limit; its supervisor starts a fresh process."""
+        if self.replace_reason is not None:
+            return
+        reason = replace_reason(tasks_done, self.config.max_tasks_per_process, self.config.max_rss_mb)
+        if reason is not None:
+            self.replace_reason = reason
+            log.info("worker %s stops to be replaced: %s", self.worker_id, reason)
+            self.stop()
 
     def _forget(self, running: _Running, outcome: str) -> None:
         with self._lock:
             self._held.pop(running.claimed.task.id, None)
         self.metrics.durations.labels(running.claimed.task.kind, outcome).observe(time.monotonic() - running.started)
 
+    def _hand_back(self, running: _Running) -> None:
+        """Release a task not started yet (prefetched) by a worker that is being replaced."""
+        try:
+            self.metrics.released.inc(len(self.store.release(self.worker_id, [running.claimed.lease])))
+        except Exception:
+            log.exception("task %s: could not hand it back; it returns after lease expiry", running.claimed.task.id)
+        running.context.mark_lost()
+        self._forget(running, "released")
+        with self._lock:
+            self._busy_slots -= 1
+        self._wake.set()
+
     def _execute(self, running: _Running) -> bool:
         """Run one task; False when it was abandoned as hung meanwhile (the slot thread retires)."""
         task, ctx = running.claimed.task, running.context
+        if self.replace_reason is not None:
+            self._hand_back(running)
+            return True
         began = time.monotonic()
         ctx.touch()
         running.handler_running = True

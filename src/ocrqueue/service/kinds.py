@@ -6,8 +6,9 @@ from ocrqueue.documents import DocumentLimits
 from ocrqueue.documents.vlm import VlmConfig
 from ocrqueue.queue import Registry
 from ocrqueue.queue.kinds import register_builtin_kinds
+from ocrqueue.queue.supervisor import CrashMessage
 from ocrqueue.service.engines import ModelGate, configure_vlm, ocr_needs_model
-from ocrqueue.service.ocr_task import OCR_KIND, OcrTask
+from ocrqueue.service.ocr_task import OCR_KIND, OcrTask, ocr_crash_message
 from ocrqueue.service.vision_task import VISION_KIND, VisionTask
 from ocrqueue.service.webhooks import WEBHOOK_KIND, WebhookConfig
 from ocrqueue.storage import Storage
@@ -30,3 +31,8 @@ def build_registry(
         registry.register(OCR_KIND, ModelGate(ocr, client, ocr_needs_model))
         registry.register(VISION_KIND, ModelGate(VisionTask(storage, client, limits), client))
     return registry
+
+
+def crash_messages() -> dict[str, CrashMessage]:
+    """How each kind words the death of the process running it (for `Supervisor`)."""
+    return {OCR_KIND: ocr_crash_message}

@@ -3,19 +3,30 @@
 Each finished page is checkpointed (its JSON in the database, its figure crops in storage) before
 progress is reported, so a retried or recovered attempt resumes at the first unfinished page. The
 final result is assembled from the checkpoints alone, whichever attempts produced them.
+
+Memory does not grow with the page count: the upload is copied to a local spool file that PDFium
+reads as it needs, a resumed attempt asks only which pages are done, and the result is written
+page by page from the checkpoints into spool files that are then streamed to storage.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
+from pathlib import Path
+from typing import Any
+
 from ocrqueue.documents import (
     DocumentError,
     DocumentLimits,
+    DocumentMeta,
     PageResult,
-    assemble,
+    ProcessOptions,
+    ResultWriter,
     open_document,
     process_page,
 )
-from ocrqueue.queue import PermanentError, TaskContext
+from ocrqueue.queue import PermanentError, Task, TaskContext
 from ocrqueue.queue.models import JSON
 from ocrqueue.service.keys import asset_key, result_json_key, result_markdown_key
 from ocrqueue.service.payloads import OcrPayload, PayloadError
@@ -27,44 +38,84 @@ OCR_KIND = "ocr"
 class OcrTask:
     """Handler for tasks of kind `ocr` (payload: `OcrPayload`)."""
 
-    def __init__(self, storage: Storage, limits: DocumentLimits) -> None:
+    def __init__(self, storage: Storage, limits: DocumentLimits, spool_dir: Path | None = None) -> None:
         self.storage = storage
         self.limits = limits
+        self.spool_dir = spool_dir
+        """Where uploads and results are spooled while a task runs (None: the system's temp directory)."""
 
     def __call__(self, ctx: TaskContext) -> JSON:
         try:
             payload = OcrPayload.from_json(ctx.payload)
-            data = self.storage.get(payload.input)
         except PayloadError as exc:
             raise PermanentError(str(exc)) from exc
-        except ObjectNotFoundError as exc:
-            raise PermanentError(f"the uploaded file {payload.input} is missing from storage") from exc
         options = payload.options
-        done = {seq: PageResult.from_dict(page) for seq, page in ctx.checkpoints.items()}
-        try:
-            with open_document(data, self.limits) as document:
-                meta = document.meta
-                total = meta.page_count
-                ctx.report_progress(len(done), total, "resuming" if done else "starting")
-                first_missing = next((i for i in range(total) if i not in done), total)
-                for page in document.pages(start=first_missing):
-                    if page.index in done:
-                        continue
-                    ctx.raise_if_cancelled()
-                    result = process_page(page, options)
-                    for name, image in result.images.items():
-                        self.storage.put(asset_key(ctx.task.id, name), image)
-                    ctx.save_checkpoint(page.index, result.to_dict())
-                    done[page.index] = result
-                    ctx.report_progress(len(done), total, f"page {page.index + 1} of {total}")
-        except DocumentError as exc:
-            raise PermanentError(str(exc)) from exc
-        document_result = assemble(meta, done.values())
-        self.storage.put(result_json_key(ctx.task.id), document_result.to_json().encode())
-        self.storage.put(result_markdown_key(ctx.task.id), document_result.to_markdown().encode())
-        return {
+        with tempfile.TemporaryDirectory(prefix="ocrqueue-task-", dir=self.spool_dir) as spool:
+            try:
+                source = self.storage.download(payload.input, Path(spool))
+            except ObjectNotFoundError as exc:
+                raise PermanentError(f"the uploaded file {payload.input} is missing from storage") from exc
+            try:
+                meta, wanted = self._read_pages(ctx, source, options)
+            except DocumentError as exc:
+                raise PermanentError(str(exc)) from exc
+            paths = self._write_result(ctx, meta, wanted, Path(spool))
+        result: dict[str, Any] = {
             "json": result_json_key(ctx.task.id),
             "markdown": result_markdown_key(ctx.task.id),
-            "pages": total,
-            "paths": sorted({p.source for p in document_result.pages}),
+            "pages": len(wanted),
+            "paths": sorted(paths),
         }
+        if options.pages is not None:
+            result["selected_pages"] = options.pages
+        return result
+
+    def _read_pages(self, ctx: TaskContext, source: Path, options: ProcessOptions) -> tuple[DocumentMeta, list[int]]:
+        """Read and checkpoint every wanted page not checkpointed yet; returns the meta and the pages."""
+        done = ctx.checkpointed()
+        with open_document(source, self.limits) as document:
+            meta = dataclasses.replace(document.meta, pages=options.pages)
+            wanted = options.page_indices(meta.page_count)
+            finished = len(done.intersection(wanted))
+            ctx.report_progress(finished, len(wanted), "resuming" if finished else "starting")
+            for page in document.select([i for i in wanted if i not in done]):
+                ctx.raise_if_cancelled()
+                result = process_page(page, options)
+                for name, image in result.images.items():
+                    self.storage.put(asset_key(ctx.task.id, name), image)
+                ctx.save_checkpoint(page.index, result.to_dict())
+                finished += 1
+                ctx.report_progress(finished, len(wanted), f"page {page.index + 1} of {meta.page_count}")
+        return meta, wanted
+
+    def _write_result(self, ctx: TaskContext, meta: DocumentMeta, wanted: list[int], spool: Path) -> set[str]:
+        """Stream the checkpoints, in page order, into the JSON and Markdown results; returns the
+        paths (text layer, OCR engines) the pages were read by."""
+        json_path, markdown_path = spool / "document.json", spool / "document.md"
+        selected = set(wanted)
+        paths: set[str] = set()
+        with (
+            json_path.open("wb") as json_out,
+            markdown_path.open("wb") as markdown_out,
+            ResultWriter(meta, json_out, markdown_out, expected=wanted) as writer,
+        ):
+            for checkpoint in ctx.iter_checkpoints():
+                if checkpoint.seq in selected:
+                    page = PageResult.from_dict(checkpoint.data)
+                    writer.add(page)
+                    paths.add(page.source)
+        self.storage.put_file(result_json_key(ctx.task.id), json_path)
+        self.storage.put_file(result_markdown_key(ctx.task.id), markdown_path)
+        return paths
+
+
+def ocr_crash_message(task: Task, how: str) -> str:
+    """What a supervisor records when the process reading `task` died: pages are read in order and
+    each is counted in the progress once saved, so the page being read is the one after them."""
+    try:
+        selection = OcrPayload.from_json(task.payload).options.page_selection
+    except PayloadError:
+        selection = None
+    done = task.progress_done
+    page = done + 1 if selection is None else selection.number_at(done)
+    return f"the OCR engine crashed on page {page} ({how})"

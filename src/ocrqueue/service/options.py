@@ -7,11 +7,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ocrqueue.documents import AUTO, DocumentError, ProcessOptions, available_engines
+from ocrqueue.documents import AUTO, DocumentError, PageRangeError, ProcessOptions, available_engines
 from ocrqueue.service.errors import InvalidInput
 from ocrqueue.settings import Settings
 
-OPTION_NAMES = frozenset({"mode", "engine", "languages", "dpi", "tables", "layout_model"})
+OPTION_NAMES = frozenset({"mode", "engine", "languages", "dpi", "tables", "layout_model", "pages"})
 
 
 def _parse_json(raw: str) -> dict[str, Any]:
@@ -37,9 +37,11 @@ def ocr_options(
     engine: str | None = None,
     languages: Sequence[str] | None = None,
     dpi: int | None = None,
+    pages: str | None = None,
 ) -> ProcessOptions:
     """Options from the settings' defaults, then the JSON object `raw`, then the single fields.
-    Raises InvalidInput saying which value is wrong."""
+    Raises InvalidInput saying which value is wrong (code `invalid_pages`, field `pages`, for a
+    malformed page selection such as "5-2")."""
     fields: dict[str, Any] = {
         "mode": "auto",
         "engine": settings.default_engine,
@@ -48,7 +50,7 @@ def ocr_options(
     }
     if raw:
         fields.update(_parse_json(raw))
-    for name, value in (("mode", mode), ("engine", engine), ("dpi", dpi)):
+    for name, value in (("mode", mode), ("engine", engine), ("dpi", dpi), ("pages", pages)):
         if value is not None:
             fields[name] = value
     if languages is not None:
@@ -61,5 +63,7 @@ def ocr_options(
         )
     try:
         return ProcessOptions.from_dict(fields)
+    except PageRangeError as exc:
+        raise InvalidInput(exc.code, str(exc), field="pages") from exc
     except (DocumentError, TypeError, ValueError, OverflowError) as exc:
         raise InvalidInput("invalid_options", str(exc), field="options") from exc

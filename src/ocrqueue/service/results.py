@@ -1,15 +1,21 @@
 """A document task's stored results as clients fetch them: Markdown whose figure links resolve
 where the figures are served, figure assets by name, page images rendered once and kept, and the
-searchable PDF (made once and kept as well)."""
+searchable PDF (made once and kept as well).
+
+Nothing here holds a whole document: uploads are spooled to temporary files that PDFium reads as it
+needs, results are streamed from storage a chunk at a time, and the searchable PDF is made from
+the stored JSON read a page at a time."""
 
 from __future__ import annotations
 
 import io
-import json
 import re
 import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
-from ocrqueue.documents import DocumentError, DocumentLimits, PageResult, open_document
+from ocrqueue.documents import DocumentError, DocumentLimits, PageSelection, open_document
+from ocrqueue.documents.reader import iter_result_pages
 from ocrqueue.documents.searchable_pdf import write_searchable_pdf
 from ocrqueue.service.errors import InvalidInput, NotFound
 from ocrqueue.service.keys import asset_key, page_image_key, result_json_key, result_pdf_key
@@ -21,13 +27,26 @@ _FIGURE_FILE = r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,200}"
 # its `!`, `[` and `(` are escaped (documents/markdown.py), so only the pipeline's own links match.
 _FIGURE_LINE = re.compile(rf"^(!\[(?:[^\]\\\n]|\\.)*\]\()({_FIGURE_FILE})\)$", re.MULTILINE)
 PAGE_IMAGE_DPI = 100
-_PDF_MAX_BYTES = 1 << 40
 
 
 def link_figures(markdown: str, base: str) -> str:
     """`markdown` with each figure link `name` turned into `base + name`; `base` is where the figures
     are reachable from where the Markdown is read (e.g. `assets/imgs/` beside the result's URL)."""
     return _FIGURE_LINE.sub(lambda m: f"{m.group(1)}{base}{m.group(2)})", markdown)
+
+
+def linked_markdown(chunks: Iterator[bytes], base: str) -> Iterator[bytes]:
+    """`link_figures` over a Markdown streamed in chunks: a figure link is one line, so each run of
+    complete lines is rewritten as it arrives (a chunk may end inside a line or a character)."""
+    rest = b""
+    for chunk in chunks:
+        rest += chunk
+        cut = rest.rfind(b"\n") + 1
+        if cut:
+            yield link_figures(rest[:cut].decode(), base).encode()
+            rest = rest[cut:]
+    if rest:
+        yield link_figures(rest.decode(), base).encode()
 
 
 def asset(storage: Storage, task_id: str, name: str) -> tuple[bytes, str]:
@@ -49,44 +68,46 @@ def page_image(storage: Storage, task_id: str, upload: str, number: int, limits:
         return storage.get(key)
     except ObjectNotFoundError:
         pass
-    try:
-        data = storage.get(upload)
-    except ObjectNotFoundError as exc:
-        raise NotFound("page_not_found", "the uploaded file is no longer stored") from exc
-    try:
-        with open_document(data, limits) as document:
-            if not 1 <= number <= document.meta.page_count:
-                raise NotFound("page_not_found", f"page {number} is outside 1-{document.meta.page_count}")
-            for page in document.pages(start=number - 1):
-                image = page.render(PAGE_IMAGE_DPI).image
-                break
-    except DocumentError as exc:
-        raise InvalidInput("unreadable_document", str(exc)) from exc
+    with tempfile.TemporaryDirectory(prefix="ocrqueue-page-") as spool:
+        try:
+            source = storage.download(upload, Path(spool))
+        except ObjectNotFoundError as exc:
+            raise NotFound("page_not_found", "the uploaded file is no longer stored") from exc
+        try:
+            with open_document(source, limits) as document:
+                if not 1 <= number <= document.page_count:
+                    raise NotFound("page_not_found", f"page {number} is outside 1-{document.page_count}")
+                pages = document.select([number - 1])  # the page is closed when this iterator goes
+                image = next(pages).render(PAGE_IMAGE_DPI).image
+        except DocumentError as exc:
+            raise InvalidInput("unreadable_document", str(exc)) from exc
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False)
     storage.put(key, buffer.getvalue())
     return buffer.getvalue()
 
 
-def searchable_pdf(storage: Storage, task_id: str, upload: str, limits: DocumentLimits) -> bytes:
-    """The searchable PDF of a completed document task, made from its JSON and upload on first
-    request, then kept with its other results."""
+def searchable_pdf(
+    storage: Storage, task_id: str, upload: str, limits: DocumentLimits, selected_pages: str | None = None
+) -> str:
+    """The storage key of a completed document task's searchable PDF, made from its JSON and upload
+    on first request, then kept with its other results. With `selected_pages` (the task's page
+    selection, e.g. "1-5,9"), it holds those pages only, as the JSON does."""
     key = result_pdf_key(task_id)
-    try:
-        return storage.get(key)
-    except ObjectNotFoundError:
-        pass
-    try:
-        source = storage.get(upload)
-        document = json.loads(storage.get(result_json_key(task_id)))
-    except ObjectNotFoundError as exc:
-        raise NotFound("result_gone", f"the upload or result of task {task_id} is no longer stored") from exc
-    pages = (PageResult.from_dict(page) for page in document["pages"])
-    with tempfile.TemporaryFile() as spool:
+    if storage.exists(key):
+        return key
+    with tempfile.TemporaryDirectory(prefix="ocrqueue-pdf-") as spool:
         try:
-            write_searchable_pdf(source, pages, spool, limits)
-        except DocumentError as exc:
-            raise InvalidInput("unreadable_document", str(exc)) from exc
-        spool.seek(0)
-        storage.put_stream(key, spool, _PDF_MAX_BYTES)
-    return storage.get(key)
+            source = storage.download(upload, Path(spool))
+            result = storage.download(result_json_key(task_id), Path(spool))
+        except ObjectNotFoundError as exc:
+            raise NotFound("result_gone", f"the upload or result of task {task_id} is no longer stored") from exc
+        selection = None if selected_pages is None else PageSelection.parse(selected_pages)
+        output = Path(spool) / "searchable.pdf"
+        with result.open("rb") as pages, output.open("wb") as out:
+            try:
+                write_searchable_pdf(source, iter_result_pages(pages), out, limits, selection)
+            except DocumentError as exc:
+                raise InvalidInput("unreadable_document", str(exc)) from exc
+        storage.put_file(key, output)
+    return key

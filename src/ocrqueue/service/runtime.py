@@ -7,7 +7,8 @@ import contextlib
 import dataclasses
 import logging
 import signal
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from types import FrameType
 
 from prometheus_client import REGISTRY, start_http_server
@@ -15,8 +16,10 @@ from prometheus_client import REGISTRY, start_http_server
 from ocrqueue.documents import keep_page_buffers
 from ocrqueue.queue import Registry, Store, Worker, open_store
 from ocrqueue.queue.metrics import QueueDepthCollector
+from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
+from ocrqueue.queue.supervisor import Supervisor, stop_with_parent
 from ocrqueue.service.engines import configure_vlm
-from ocrqueue.service.kinds import build_registry
+from ocrqueue.service.kinds import build_registry, crash_messages
 from ocrqueue.service.schema import upgrade_all
 from ocrqueue.service.tasks import Tasks
 from ocrqueue.service.webhooks import WebhookConfig
@@ -27,6 +30,8 @@ from ocrqueue.storage.s3 import open_storage_url
 log = logging.getLogger("ocrqueue")
 
 __all__ = [
+    "REPLACE_EXIT_CODE",
+    "Supervisor",
     "Worker",
     "keep_page_buffers",
     "kind_names",
@@ -37,6 +42,9 @@ __all__ = [
     "prepare_database",
     "run_workers_until_signalled",
     "serve_metrics",
+    "stop_with_parent",
+    "supervise_until_signalled",
+    "supervisor",
     "task_registry",
 ]
 
@@ -104,15 +112,61 @@ def kind_names(settings: Settings) -> list[str]:
 
 
 def new_worker(
-    tasks: Tasks, settings: Settings, *, concurrency: int | None = None, kinds: list[str] | None = None
+    tasks: Tasks,
+    settings: Settings,
+    *,
+    concurrency: int | None = None,
+    kinds: list[str] | None = None,
+    worker_id: str | None = None,
 ) -> Worker:
     """A worker (not yet started) for `kinds` (None: every registered kind) with `concurrency` slots
-    [default: settings]."""
+    [default: settings]; `worker_id` is given by a supervising process."""
     config = settings.queue_config()
     if concurrency is not None:
         config = dataclasses.replace(config, concurrency=concurrency)
     registry = task_registry(settings, tasks.storage)
-    return Worker(tasks.store, registry, config, kinds=kinds)
+    return Worker(tasks.store, registry, config, kinds=kinds, worker_id=worker_id)
+
+
+def worker_command(concurrency: int, kinds: list[str], verbose: bool) -> Callable[[str], list[str]]:
+    """The command line of one supervised `ocrqueue worker` child with the given worker id."""
+
+    def command(worker_id: str) -> list[str]:
+        args = [sys.executable, "-m", "ocrqueue", "worker", "--processes", "0", "--worker-id", worker_id]
+        args += ["--concurrency", str(concurrency), *(f"--kind={kind}" for kind in kinds)]
+        return [*args, "--verbose"] if verbose else args
+
+    return command
+
+
+def supervisor(
+    tasks: Tasks, settings: Settings, processes: int, concurrency: int, kinds: list[str], verbose: bool
+) -> Supervisor:
+    """Worker processes under this one, each replaced when it exits or dies (see queue/supervisor.py).
+    Each child runs its own webhook outbox, as any `ocrqueue worker` does."""
+    return Supervisor(
+        tasks.store,
+        worker_command(concurrency, kinds, verbose),
+        processes,
+        crash_messages=crash_messages(),
+        backoff_base_seconds=settings.backoff_base_seconds,
+        backoff_cap_seconds=settings.backoff_cap_seconds,
+        stop_timeout=settings.shutdown_grace_seconds + 20,
+    )
+
+
+def supervise_until_signalled(running: Supervisor) -> None:
+    """SIGTERM/SIGINT stop the supervisor, which stops its children gracefully."""
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        log.info("%s received: stopping worker processes", signal.Signals(signum).name)
+        running.stop()
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
+    thread = running.start()
+    while thread.is_alive():
+        thread.join(timeout=0.5)
 
 
 def serve_metrics(settings: Settings, tasks: Tasks) -> None:

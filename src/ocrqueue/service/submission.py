@@ -6,9 +6,10 @@ import hashlib
 import json
 import tempfile
 from dataclasses import dataclass
-from typing import BinaryIO
+from pathlib import Path
+from typing import IO, BinaryIO
 
-from ocrqueue.documents import ProcessOptions
+from ocrqueue.documents import DocumentError, ProcessOptions, count_pages
 from ocrqueue.queue import Store, SubmitResult, TaskSpec
 from ocrqueue.queue.errors import out_of_space
 from ocrqueue.service.keys import new_upload_key
@@ -47,7 +48,7 @@ def submit_document(
     """
     digest = hashlib.sha256()
     size = 0
-    with tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY) as spool:
+    with _new_spool(named=submission.options.pages is not None) as spool:
         while chunk := stream.read(_CHUNK):
             size += len(chunk)
             if size > max_bytes:
@@ -55,6 +56,8 @@ def submit_document(
             digest.update(chunk)
             spool.write(chunk)
         sha256 = digest.hexdigest()
+        spool.flush()
+        _check_page_selection(submission.options, spool)
         # Each task owns its upload (deleting a task deletes its file); a submit that finds an
         # existing task removes the copy it staged.
         key = new_upload_key()
@@ -76,6 +79,27 @@ def submit_document(
         tenant=submission.tenant,
     )
     return submit_owning_upload(store, storage, spec, key)
+
+
+def _new_spool(named: bool) -> IO[bytes]:
+    """A named file when the upload must be opened by path (a page selection is checked against the
+    pages PDFium counts); otherwise memory for small uploads, a file past that."""
+    if named:
+        return tempfile.NamedTemporaryFile(prefix="ocrqueue-upload-")
+    return tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)
+
+
+def _check_page_selection(options: ProcessOptions, spool: IO[bytes]) -> None:
+    """Refuse pages the file does not have (PageRangeError) before anything is stored. A file that
+    cannot even be counted is left to the worker, which dead-letters it with the reason."""
+    selection = options.page_selection
+    if selection is None:
+        return
+    try:
+        count = count_pages(Path(spool.name))
+    except DocumentError:
+        return
+    selection.check(count)
 
 
 def idempotency_dedup_key(tenant: str | None, idempotency_key: str) -> str:

@@ -9,11 +9,11 @@ is by tenant: a call given a tenant sees only that tenant's tasks and gets NotFo
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from typing import Any, BinaryIO, Literal
 
-from ocrqueue.documents import DocumentError, InputFormat, sniff_format
+from ocrqueue.documents import DocumentError, InputFormat, PageRangeError, sniff_format
 from ocrqueue.documents.images import open_image
 from ocrqueue.queue import Store, Task, TaskSpec, TaskStatus
 from ocrqueue.service import results
@@ -25,7 +25,7 @@ from ocrqueue.service.views import EventView, Submitted, TaskList, TaskView, Web
 from ocrqueue.service.vision_task import MAX_QUESTION_CHARS, VisionSubmission, submit_vision
 from ocrqueue.service.webhooks import WebhookStore, watch_callback
 from ocrqueue.settings import Settings
-from ocrqueue.storage import Storage, TooLargeUploadError
+from ocrqueue.storage import ObjectNotFoundError, Storage, TooLargeUploadError
 
 TASK_ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 _TASK_ID = re.compile(TASK_ID_PATTERN)
@@ -59,8 +59,9 @@ class Tasks:
     def submit_document(self, stream: BinaryIO, submission: Submission) -> Submitted:
         """Store the file for a new OCR task (or find the same one submitted before).
 
-        Raises InvalidInput for an empty file, UnsupportedInput for a type the pipeline does not
-        read and TooLarge past max_upload_bytes; nothing is kept then."""
+        Raises InvalidInput for an empty file or a page selection past the document's pages (field
+        `pages`), UnsupportedInput for a type the pipeline does not read and TooLarge past
+        max_upload_bytes; nothing is kept then."""
         head = stream.read(1024)
         if not head:
             raise InvalidInput("empty_file", "the uploaded file is empty", field="file")
@@ -73,6 +74,8 @@ class Tasks:
             result = submit_document(self.store, self.storage, stream, submission, self.settings.max_upload_bytes)
         except TooLargeUploadError as exc:
             raise TooLarge("too_large", str(exc), field="file") from exc
+        except PageRangeError as exc:
+            raise InvalidInput(exc.code, str(exc), field="pages") from exc
         return Submitted(TaskView.of(result.task), result.created)
 
     def submit_vision(self, stream: BinaryIO, submission: VisionSubmission) -> Submitted:
@@ -190,18 +193,33 @@ class Tasks:
     def result(
         self, task_id: str, format: ResultFormat, tenant: str | None = ANY_TENANT, *, figure_base: str = ""
     ) -> bytes:
-        """A completed document task's JSON, Markdown or searchable PDF; in the Markdown, each figure's
-        link is `figure_base` + its file name (empty: the names as stored, beside the figures' files)."""
+        """A completed document task's JSON, Markdown or searchable PDF, whole (see `result_chunks`)."""
+        return b"".join(self.result_chunks(task_id, format, tenant, figure_base=figure_base))
+
+    def result_chunks(
+        self, task_id: str, format: ResultFormat, tenant: str | None = ANY_TENANT, *, figure_base: str = ""
+    ) -> Iterator[bytes]:
+        """A completed document task's JSON, Markdown or searchable PDF, read from storage a chunk
+        at a time (a 5,000-page result never sits whole in memory); in the Markdown, each figure's
+        link is `figure_base` + its file name (empty: the names as stored, beside the figures' files).
+        Every error (NotFound, Conflict, a result gone from storage) is raised here, before the
+        first chunk."""
         task = self._document_task(task_id, tenant)
         if format == "pdf":
             upload = task.payload.get("input") if isinstance(task.payload, dict) else None
             if not is_upload_key(upload):
                 raise NotFound("result_gone", f"task {task_id} has no stored upload")
-            return results.searchable_pdf(self.storage, task.id, upload, self.settings.document_limits())
-        if format == "json":
-            return self.storage.get(result_json_key(task.id))
-        markdown = self.storage.get(result_markdown_key(task.id))
-        return results.link_figures(markdown.decode(), figure_base).encode() if figure_base else markdown
+            selected = task.result.get("selected_pages") if isinstance(task.result, dict) else None
+            key = results.searchable_pdf(
+                self.storage, task.id, upload, self.settings.document_limits(), selected_pages=selected
+            )
+        else:
+            key = result_json_key(task.id) if format == "json" else result_markdown_key(task.id)
+        try:
+            chunks = self.storage.iter_chunks(key)
+        except ObjectNotFoundError as exc:
+            raise NotFound("result_gone", f"the result of task {task_id} is no longer stored") from exc
+        return results.linked_markdown(chunks, figure_base) if format == "markdown" and figure_base else chunks
 
     def asset(self, task_id: str, name: str, tenant: str | None = ANY_TENANT) -> tuple[bytes, str]:
         """A figure crop and its media type; `name` is `imgs/` + the file name the Markdown gives."""

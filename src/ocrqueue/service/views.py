@@ -56,6 +56,8 @@ class TaskView:
     result: Any
     document_pages: int | None
     """Pages of the document result: set once a task of a kind with documents completed."""
+    selected_pages: str | None
+    """The pages the document result holds (e.g. "1-5,9") when only some were asked for."""
     answer: Answer | None
     """Set once a `vision` task completed."""
 
@@ -66,9 +68,12 @@ class TaskView:
         raw = task.payload if isinstance(task.payload, dict) else {}
         filename = raw.get("filename")
         pages = None
+        selected = None
         if completed and info.has_document:
             found = task.result.get("pages", 0) if isinstance(task.result, dict) else 0
             pages = found if isinstance(found, int) else 0
+            chosen = task.result.get("selected_pages") if isinstance(task.result, dict) else None
+            selected = chosen if isinstance(chosen, str) else None
         return cls(
             id=task.id,
             kind=task.kind,
@@ -95,6 +100,7 @@ class TaskView:
             raw_payload=task.payload,
             result=task.result,
             document_pages=pages,
+            selected_pages=selected,
             answer=info.answer(task.result) if completed and info.answer is not None else None,
         )
 

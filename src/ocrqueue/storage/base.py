@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import abc
 import errno
+import os
 import re
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import BinaryIO
 
 _KEY = re.compile(r"^[A-Za-z0-9_\-]+(?:/[A-Za-z0-9_\-][A-Za-z0-9_.\-]*)*$")
@@ -36,8 +39,31 @@ class Storage(abc.ABC):
     def put_stream(self, key: str, stream: BinaryIO, max_bytes: int) -> int:
         """Copy a stream in chunks, refusing more than `max_bytes`; returns the size written."""
 
+    def put_file(self, key: str, path: Path) -> int:
+        """Copy a local file in chunks (a multipart upload on S3); returns the size written."""
+        with path.open("rb") as handle:
+            return self.put_stream(key, handle, max(1, path.stat().st_size))
+
     @abc.abstractmethod
     def get(self, key: str) -> bytes: ...
+
+    @abc.abstractmethod
+    def iter_chunks(self, key: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+        """The object's bytes, a chunk at a time, so a large result never sits whole in memory.
+        Raises ObjectNotFoundError before yielding anything when the object does not exist."""
+
+    def download(self, key: str, directory: Path) -> Path:
+        """Copy the object to a new file in `directory` (a spool file its caller deletes)."""
+        chunks = self.iter_chunks(key)
+        fd, name = tempfile.mkstemp(dir=directory, prefix="spool-")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                for chunk in chunks:
+                    handle.write(chunk)
+        except BaseException:
+            Path(name).unlink(missing_ok=True)
+            raise
+        return Path(name)
 
     @abc.abstractmethod
     def exists(self, key: str) -> bool: ...

@@ -67,6 +67,13 @@ class LocalStorage(Storage):
         except FileNotFoundError as exc:
             raise ObjectNotFoundError(key) from exc
 
+    def iter_chunks(self, key: str, chunk_size: int = _CHUNK) -> Iterator[bytes]:
+        try:
+            handle = self._path(key).open("rb")
+        except FileNotFoundError as exc:
+            raise ObjectNotFoundError(key) from exc
+        return _read_and_close(handle, chunk_size)
+
     def exists(self, key: str) -> bool:
         return self._path(key).is_file()
 
@@ -88,3 +95,9 @@ class LocalStorage(Storage):
         for path in sorted(base.rglob("*")):
             if path.is_file() and not path.name.startswith(".tmp-"):
                 yield path.relative_to(self.root).as_posix()
+
+
+def _read_and_close(handle: BinaryIO, chunk_size: int) -> Iterator[bytes]:
+    with handle:
+        while chunk := handle.read(chunk_size):
+            yield chunk

@@ -277,6 +277,30 @@ class S3Storage(Storage):
         except botocore.exceptions.BotoCoreError as exc:
             raise _translate(exc, f"get {full}") from exc
 
+    def iter_chunks(self, key: str, chunk_size: int = _READ_CHUNK) -> Iterator[bytes]:
+        """One GET whose body is read a chunk at a time (the request is made before the first chunk,
+        so a missing object raises ObjectNotFoundError at once)."""
+        full = self._full(key)
+        try:
+            body = self.client.get_object(Bucket=self.bucket, Key=full)["Body"]
+        except botocore.exceptions.ClientError as exc:
+            if _is_not_found(exc):
+                raise ObjectNotFoundError(key) from exc
+            raise _translate(exc, f"get {full}") from exc
+        except botocore.exceptions.BotoCoreError as exc:
+            raise _translate(exc, f"get {full}") from exc
+        return self._read_body(body, full, chunk_size)
+
+    @staticmethod
+    def _read_body(body: Any, full: str, chunk_size: int) -> Iterator[bytes]:
+        try:
+            while chunk := body.read(chunk_size):
+                yield chunk
+        except botocore.exceptions.BotoCoreError as exc:
+            raise _translate(exc, f"get {full}") from exc
+        finally:
+            body.close()
+
     def exists(self, key: str) -> bool:
         full = self._full(key)
         try:

@@ -6,7 +6,7 @@ import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, Response, UploadFile
-from fastapi.responses import PlainTextResponse, StreamingResponse
+from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from ocrqueue.api.auth import Caller, current_caller
@@ -89,6 +89,9 @@ def submit_task(
     engine: Annotated[str | None, Form(max_length=64)] = None,
     languages: Annotated[str | None, Form(max_length=200, description="auto, or Tesseract codes: eng,chi_sim")] = None,
     dpi: Annotated[int | None, Form(ge=72, le=600)] = None,
+    pages: Annotated[
+        str | None, Form(max_length=1000, description="Only these pages, numbered from 1, e.g. 1-5,9 (default: all).")
+    ] = None,
     priority: Annotated[int, Form(ge=-100, le=100)] = 0,
     max_attempts: Annotated[int | None, Form(ge=1, le=20)] = None,
     force: Annotated[bool, Form(description="Run again even if this file and options were submitted before.")] = False,
@@ -103,7 +106,9 @@ def submit_task(
     options, option_callback = split_callback(options)
     callback = checked_callback(callback_url or option_callback)
     split = [part.strip() for part in languages.split(",") if part.strip()] if languages is not None else None
-    process_options = ocr_options(context.settings, options, mode=mode, engine=engine, languages=split, dpi=dpi)
+    process_options = ocr_options(
+        context.settings, options, mode=mode, engine=engine, languages=split, dpi=dpi, pages=pages
+    )
     submission = Submission(
         filename=(file.filename or "upload")[:255],
         options=process_options,
@@ -175,17 +180,20 @@ def get_result(
     """The document as Markdown, as JSON (schema: docs/schema/document.schema.json) or as a searchable
     PDF (the original pages with an invisible text layer; made on the first request, then kept). The
     Markdown's figure links lead to `/api/v1/tasks/{id}/assets/imgs/...`, so it opens with its figures."""
+    # Streamed from storage a chunk at a time: a 5,000-page result never sits whole in the API process.
     if format == "pdf":
-        return Response(
-            context.tasks.result(task_id, "pdf", caller.tenant),
+        return StreamingResponse(
+            context.tasks.result_chunks(task_id, "pdf", caller.tenant),
             media_type="application/pdf",
             headers={"Content-Disposition": 'inline; filename="document.pdf"'},
         )
     if format == "json":
-        return Response(context.tasks.result(task_id, "json", caller.tenant), media_type="application/json")
+        return StreamingResponse(
+            context.tasks.result_chunks(task_id, "json", caller.tenant), media_type="application/json"
+        )
     base = FIGURES_RELATIVE if links == "relative" else f"{request.base_url}api/v1/tasks/{task_id}/{FIGURES_RELATIVE}"
-    markdown = context.tasks.result(task_id, "markdown", caller.tenant, figure_base=base)
-    return PlainTextResponse(markdown.decode(), media_type="text/markdown")
+    markdown = context.tasks.result_chunks(task_id, "markdown", caller.tenant, figure_base=base)
+    return StreamingResponse(markdown, media_type="text/markdown")
 
 
 @router.get("/{task_id}/assets/{name:path}", responses=_ERRORS | {200: {"content": {"image/png": {}}}})

@@ -378,6 +378,9 @@ class PostgresStore(Store):
         rows = self._fetch(sql.GET_BY_IDS, {"ids": [task_id]}, "get")
         return task_from_row(rows[0]) if rows else None
 
+    def held_by(self, worker_id: str) -> list[Task]:
+        return [task_from_row(row) for row in self._fetch(sql.HELD_BY, {"worker": worker_id}, "held by")]
+
     def get_many(self, task_ids: Sequence[str]) -> list[Task]:
         return [task_from_row(row) for row in self._fetch(sql.GET_BY_IDS, {"ids": list(task_ids)}, "get many")]
 
@@ -408,6 +411,13 @@ class PostgresStore(Store):
 
     def checkpoints(self, task_id: str) -> list[Checkpoint]:
         return [checkpoint_from_row(row) for row in self._fetch(sql.CHECKPOINTS, {"id": task_id})]
+
+    def checkpoint_seqs(self, task_id: str) -> list[int]:
+        return [int(row[0]) for row in self._fetch(sql.CHECKPOINT_SEQS, {"id": task_id}, "checkpoints")]
+
+    def checkpoints_after(self, task_id: str, after_seq: int, limit: int) -> list[Checkpoint]:
+        params = {"id": task_id, "after": after_seq, "limit": limit}
+        return [checkpoint_from_row(row) for row in self._fetch(sql.CHECKPOINTS_AFTER, params, "checkpoints")]
 
     def counts_by_status(self) -> dict[TaskStatus, int]:
         return counts_from_rows(self._fetch(sql.COUNTS, None, "counts"))

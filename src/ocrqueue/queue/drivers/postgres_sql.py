@@ -90,6 +90,7 @@ SELECT {COLS}, pg_notify('{NOTIFY_CHANNEL}', kind) FROM ins
 
 GET_BY_IDS = f"SELECT {COLS} FROM ocrq_tasks WHERE id = ANY(%(ids)s)"
 
+HELD_BY = f"SELECT {COLS} FROM ocrq_tasks WHERE worker_id = %(worker)s AND status = 'running' ORDER BY id"
 FOLLOW = """
 WITH expired AS (
     DELETE FROM ocrq_follows WHERE expires_at < now()
@@ -356,6 +357,13 @@ FROM ocrq_events WHERE task_id = %(id)s ORDER BY id
 
 CHECKPOINTS = """
 SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints WHERE task_id = %(id)s ORDER BY seq
+"""
+
+CHECKPOINT_SEQS = "SELECT seq FROM ocrq_checkpoints WHERE task_id = %(id)s ORDER BY seq"
+
+CHECKPOINTS_AFTER = """
+SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints
+WHERE task_id = %(id)s AND seq > %(after)s ORDER BY seq LIMIT %(limit)s
 """
 
 GET_WITH_EVENTS = f"""

@@ -485,6 +485,9 @@ class SQLiteStore(Store):
         rows = self._read(sql.GET_BY_ID, {"id": task_id})
         return task_from_row(rows[0]) if rows else None
 
+    def held_by(self, worker_id: str) -> list[Task]:
+        return [task_from_row(row) for row in self._read(sql.HELD_BY, {"worker": worker_id})]
+
     def get_many(self, task_ids: Sequence[str]) -> list[Task]:
         return [task_from_row(row) for row in self._read(sql.GET_BY_IDS, {"ids": json.dumps(list(task_ids))})]
 
@@ -515,6 +518,13 @@ class SQLiteStore(Store):
 
     def checkpoints(self, task_id: str) -> list[Checkpoint]:
         return [checkpoint_from_row(row) for row in self._read(sql.CHECKPOINTS, {"id": task_id})]
+
+    def checkpoint_seqs(self, task_id: str) -> list[int]:
+        return [int(row[0]) for row in self._read(sql.CHECKPOINT_SEQS, {"id": task_id})]
+
+    def checkpoints_after(self, task_id: str, after_seq: int, limit: int) -> list[Checkpoint]:
+        params = {"id": task_id, "after": after_seq, "limit": limit}
+        return [checkpoint_from_row(row) for row in self._read(sql.CHECKPOINTS_AFTER, params)]
 
     def counts_by_status(self) -> dict[TaskStatus, int]:
         return counts_from_rows(self._read(sql.COUNTS))

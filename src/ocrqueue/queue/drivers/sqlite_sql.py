@@ -49,6 +49,8 @@ GET_BY_ID = f"SELECT {COLS} FROM ocrq_tasks WHERE id = :id"
 
 GET_BY_IDS = f"SELECT {COLS} FROM ocrq_tasks WHERE id IN (SELECT value FROM json_each(:ids))"
 
+HELD_BY = f"SELECT {COLS} FROM ocrq_tasks WHERE worker_id = :worker AND status = 'running' ORDER BY id"
+
 GET_LIVE_BY_DEDUP = f"SELECT {COLS} FROM ocrq_tasks WHERE dedup_key = :key AND status <> 'cancelled'"
 
 # SQLite's planner prefers the (status, id) index and would sort every pending row; the claim
@@ -315,6 +317,11 @@ FROM ocrq_events WHERE task_id = :id ORDER BY id
 """
 
 CHECKPOINTS = "SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints WHERE task_id = :id ORDER BY seq"
+CHECKPOINT_SEQS = "SELECT seq FROM ocrq_checkpoints WHERE task_id = :id ORDER BY seq"
+CHECKPOINTS_AFTER = """
+SELECT task_id, seq, data, lease_token FROM ocrq_checkpoints
+WHERE task_id = :id AND seq > :after ORDER BY seq LIMIT :limit
+"""
 
 GET_WITH_EVENTS = f"""
 SELECT {T_COLS}, e.id, e.task_id, e.type, e.at, e.attempt, e.lease_token, e.worker_id, e.detail
