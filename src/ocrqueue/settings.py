@@ -59,6 +59,12 @@ class Settings(BaseSettings):
     min_page_side_pixels: int = Field(
         default=8, ge=1, description="Pages and images thinner than this (in pixels, as read) are refused."
     )
+    split_pages: int = Field(
+        default=16,
+        ge=0,
+        description="A document of more pages is read by child tasks of this many pages each, which any "
+        "worker claims, and assembled in page order (0: one task reads every page).",
+    )
     render_dpi: int = Field(default=200, ge=72, le=600, description="Resolution pages are rendered at for OCR.")
     page_buffer_keep_mb: int = Field(
         default=64,

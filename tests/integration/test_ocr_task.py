@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from data.generate import PdfBuilder, born_digital_pdf
+from data.generate import PdfBuilder, born_digital_pdf, section_pages_pdf
 from prometheus_client import CollectorRegistry
 from support.waiting import wait_terminal
 
@@ -21,6 +21,8 @@ from ocrqueue.queue.models import JSON, EventType, Lease
 from ocrqueue.service.keys import result_json_key, result_markdown_key
 from ocrqueue.service.kinds import build_registry
 from ocrqueue.service.submission import Submission, submit_document
+from ocrqueue.service.tasks import Tasks
+from ocrqueue.settings import Settings
 from ocrqueue.storage import LocalStorage, TooLargeUploadError
 
 CONFIG = QueueConfig(lease_seconds=10, heartbeat_seconds=1, reaper_seconds=1, poll_seconds=0.2, concurrency=2)
@@ -158,3 +160,44 @@ def test_a_cancel_while_running_stops_between_pages_keeping_the_pages_done(store
         EventType.SUBMITTED, EventType.CLAIMED, EventType.CANCEL_REQUESTED, EventType.CANCELLED,
     ]  # fmt: skip
     assert not storage.exists(result_json_key(task_id)) and not storage.exists(result_markdown_key(task_id))
+
+
+@pytest.mark.parametrize("selection", [None, "2-6,9"])
+def test_a_big_document_is_read_by_page_range_children_and_assembled_in_order(
+    store: Store, storage: LocalStorage, selection: str | None
+) -> None:
+    """Over `split_pages` pages, the task hands page ranges to child tasks; its result is the one a
+    single task reading every page gives (split off), and lists show only what was submitted."""
+    data = section_pages_pdf(9)
+    options = ProcessOptions(mode="text", pages=selection)
+    results = {}
+    for split in (0, 2):
+        runner = Worker(
+            store,
+            build_registry(storage, DocumentLimits(), split_pages=split),
+            CONFIG,
+            metrics=QueueMetrics(CollectorRegistry()),
+        )
+        task_id = submit(store, storage, data, options, tenant="acme", force=True)
+        runner.start()
+        try:
+            assert wait_terminal(store, task_id) is TaskStatus.COMPLETED
+        finally:
+            runner.stop(release_now=True)
+            assert runner.wait_stopped(15)
+        task = store.get(task_id)
+        assert task is not None and task.progress_done == task.progress_total == (6 if selection else 9)
+        results[split] = (task, json.loads(storage.get(result_json_key(task_id))))
+        results[split][1].pop("id", None)
+    (whole, whole_doc), (parent, split_doc) = results[0], results[2]
+    children = store.children(parent.id)
+    assert whole.children == 0 and store.children(whole.id) == []
+    expected_parts = ["2-3", "4-5", "6,9"] if selection else ["1-2", "3-4", "5-6", "7-8", "9"]
+    assert [c.payload["options"]["pages"] for c in children] == expected_parts
+    assert {(c.status, c.tenant) for c in children} == {(TaskStatus.COMPLETED, "acme")}
+    assert split_doc == whole_doc
+    assert {k: v for k, v in parent.result.items() if k not in ("json", "markdown")} == {
+        k: v for k, v in whole.result.items() if k not in ("json", "markdown")
+    }
+    listed = Tasks(store, storage, Settings()).list(tenant="acme").tasks
+    assert sorted(t.id for t in listed) == sorted([whole.id, parent.id])

@@ -46,6 +46,10 @@ class TaskContext:
         """Every saved checkpoint in sequence order, `batch` at a time (for tasks with many)."""
         return self._store.iter_checkpoints(self.task.id, batch)
 
+    def iter_checkpoints_of(self, child_id: str, batch: int = 32) -> Iterator[Checkpoint]:
+        """A child's saved checkpoints in sequence order, `batch` at a time: what a parent assembles."""
+        return self._store.iter_checkpoints(child_id, batch)
+
     # -- signals from the worker's heartbeat --------------------------------------------------
     def touch(self) -> None:
         """Tell the worker the handler is alive, for long steps with nothing to report."""

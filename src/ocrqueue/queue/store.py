@@ -244,8 +244,10 @@ class Store(abc.ABC):
         tenant: str | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        top_level: bool = False,
     ) -> TaskPage:
-        """Newest first; pass `next_cursor` back to get the following page."""
+        """Newest first; pass `next_cursor` back to get the following page. `top_level`: leave
+        out child tasks (what a client submitted is the parent)."""
 
     @abc.abstractmethod
     def events(self, task_id: str) -> list[Event]: ...

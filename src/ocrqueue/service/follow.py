@@ -264,7 +264,7 @@ async def list_changes(
                 await asyncio.sleep(gap)
             changed.clear()
             last_read = time.monotonic()
-            page = await asyncio.to_thread(store.list_tasks, tenant=tenant, limit=window)
+            page = await asyncio.to_thread(store.list_tasks, tenant=tenant, limit=window, top_level=True)
             current = {task.id: task for task in page.tasks}
             changes = [ListChange(task=task) for task in reversed(page.tasks) if seen.get(task.id) != task.updated_at]
             for gone in [task_id for task_id in seen if task_id not in current]:

@@ -15,16 +15,21 @@ from ocrqueue.storage import Storage
 
 
 def build_registry(
-    storage: Storage, limits: DocumentLimits, vlm: VlmConfig | None = None, webhooks: WebhookConfig | None = None
+    storage: Storage,
+    limits: DocumentLimits,
+    vlm: VlmConfig | None = None,
+    webhooks: WebhookConfig | None = None,
+    split_pages: int = 0,
 ) -> Registry:
     """With `vlm` (a model server), the `vlm` engine is registered, OCR tasks using it go through the
     model server's breaker gate, and `vision` tasks exist; without it, workers never claim them.
-    With `webhooks`, `webhook` tasks (callback deliveries) exist."""
+    With `webhooks`, `webhook` tasks (callback deliveries) exist. OCR documents of more than
+    `split_pages` pages are read by child tasks of that many pages (0: never)."""
     registry = register_builtin_kinds(Registry())
     if webhooks is not None:
         registry.register(WEBHOOK_KIND, webhooks.handler())
     client = configure_vlm(vlm)
-    ocr = OcrTask(storage, limits)
+    ocr = OcrTask(storage, limits, split_pages=split_pages)
     if client is None:
         registry.register(OCR_KIND, ocr)
     else:

@@ -7,12 +7,18 @@ final result is assembled from the checkpoints alone, whichever attempts produce
 Memory does not grow with the page count: the upload is copied to a local spool file that PDFium
 reads as it needs, a resumed attempt asks only which pages are done, and the result is written
 page by page from the checkpoints into spool files that are then streamed to storage.
+
+A document of more than `split_pages` pages is read by child tasks of that many pages each, which
+any worker claims (docs/queue.md, "Parents and children"): the task hands them its page ranges
+and, once they have all completed, writes the result from their checkpoints, in page order. A
+child reads its range and checkpoints it; its figure crops go under the parent's results.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +32,8 @@ from ocrqueue.documents import (
     open_document,
     process_page,
 )
-from ocrqueue.queue import PermanentError, Task, TaskContext
-from ocrqueue.queue.models import JSON
+from ocrqueue.queue import PermanentError, Task, TaskContext, TaskSpec
+from ocrqueue.queue.models import JSON, Checkpoint
 from ocrqueue.service.keys import asset_key, result_json_key, result_markdown_key
 from ocrqueue.service.payloads import OcrPayload, PayloadError
 from ocrqueue.storage import ObjectNotFoundError, Storage
@@ -38,11 +44,15 @@ OCR_KIND = "ocr"
 class OcrTask:
     """Handler for tasks of kind `ocr` (payload: `OcrPayload`)."""
 
-    def __init__(self, storage: Storage, limits: DocumentLimits, spool_dir: Path | None = None) -> None:
+    def __init__(
+        self, storage: Storage, limits: DocumentLimits, spool_dir: Path | None = None, split_pages: int = 0
+    ) -> None:
         self.storage = storage
         self.limits = limits
         self.spool_dir = spool_dir
         """Where uploads and results are spooled while a task runs (None: the system's temp directory)."""
+        self.split_pages = split_pages
+        """Documents of more pages are read by child tasks of this many pages each (0: never)."""
 
     def __call__(self, ctx: TaskContext) -> JSON:
         try:
@@ -56,10 +66,18 @@ class OcrTask:
             except ObjectNotFoundError as exc:
                 raise PermanentError(f"the uploaded file {payload.input} is missing from storage") from exc
             try:
-                meta, wanted = self._read_pages(ctx, source, options)
+                if ctx.is_parent:
+                    meta, wanted = self._wanted(source, options)
+                    pages = self._children_pages(ctx)
+                else:
+                    self._split_if_big(ctx, payload, source)
+                    meta, wanted = self._read_pages(ctx, source, options)
+                    if ctx.task.parent_id is not None:
+                        return {"pages": len(wanted)}
+                    pages = ctx.iter_checkpoints()
             except DocumentError as exc:
                 raise PermanentError(str(exc)) from exc
-            paths = self._write_result(ctx, meta, wanted, Path(spool))
+            paths = self._write_result(ctx, meta, wanted, pages, Path(spool))
         result: dict[str, Any] = {
             "json": result_json_key(ctx.task.id),
             "markdown": result_markdown_key(ctx.task.id),
@@ -69,6 +87,28 @@ class OcrTask:
         if options.pages is not None:
             result["selected_pages"] = options.pages
         return result
+
+    def _wanted(self, source: Path, options: ProcessOptions) -> tuple[DocumentMeta, list[int]]:
+        with open_document(source, self.limits) as document:
+            meta = dataclasses.replace(document.meta, pages=options.pages)
+            return meta, options.page_indices(meta.page_count)
+
+    def _split_if_big(self, ctx: TaskContext, payload: OcrPayload, source: Path) -> None:
+        """Hand a big document's page ranges to child tasks (never returns when it does). A task
+        that already saved pages (an attempt before splitting was configured) reads on alone."""
+        if not self.split_pages or ctx.task.parent_id is not None or ctx.checkpointed():
+            return
+        _, wanted = self._wanted(source, payload.options)
+        if len(wanted) <= self.split_pages:
+            return
+        ctx.report_progress(0, len(wanted), "splitting")
+        parts = [wanted[i : i + self.split_pages] for i in range(0, len(wanted), self.split_pages)]
+        ctx.fan_out([TaskSpec(OCR_KIND, payload.for_pages(part).to_json()) for part in parts])
+
+    def _children_pages(self, ctx: TaskContext) -> Iterator[Checkpoint]:
+        """Every child's checkpoints, children in order (each child's range follows the last)."""
+        for child in ctx.children():
+            yield from ctx.iter_checkpoints_of(child.id)
 
     def _read_pages(self, ctx: TaskContext, source: Path, options: ProcessOptions) -> tuple[DocumentMeta, list[int]]:
         """Read and checkpoint every wanted page not checkpointed yet; returns the meta and the pages."""
@@ -82,13 +122,15 @@ class OcrTask:
                 ctx.raise_if_cancelled()
                 result = process_page(page, options)
                 for name, image in result.images.items():
-                    self.storage.put(asset_key(ctx.task.id, name), image)
+                    self.storage.put(asset_key(ctx.task.parent_id or ctx.task.id, name), image)
                 ctx.save_checkpoint(page.index, result.to_dict())
                 finished += 1
                 ctx.report_progress(finished, len(wanted), f"page {page.index + 1} of {meta.page_count}")
         return meta, wanted
 
-    def _write_result(self, ctx: TaskContext, meta: DocumentMeta, wanted: list[int], spool: Path) -> set[str]:
+    def _write_result(
+        self, ctx: TaskContext, meta: DocumentMeta, wanted: list[int], pages: Iterator[Checkpoint], spool: Path
+    ) -> set[str]:
         """Stream the checkpoints, in page order, into the JSON and Markdown results; returns the
         paths (text layer, OCR engines) the pages were read by."""
         json_path, markdown_path = spool / "document.json", spool / "document.md"
@@ -99,7 +141,7 @@ class OcrTask:
             markdown_path.open("wb") as markdown_out,
             ResultWriter(meta, json_out, markdown_out, expected=wanted) as writer,
         ):
-            for checkpoint in ctx.iter_checkpoints():
+            for checkpoint in pages:
                 if checkpoint.seq in selected:
                     page = PageResult.from_dict(checkpoint.data)
                     writer.add(page)

@@ -3,6 +3,8 @@ one place instead of dug out of dictionaries wherever a task is looked at."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +46,17 @@ class OcrPayload:
             "filename": self.filename,
             "options": self.options.to_dict(),
         }
+
+    def for_pages(self, indices: Sequence[int]) -> OcrPayload:
+        """This document restricted to the pages `indices` (from 0, ascending): a child task's part."""
+        runs: list[list[int]] = []
+        for index in indices:
+            if runs and index == runs[-1][1] + 1:
+                runs[-1][1] = index
+            else:
+                runs.append([index, index])
+        pages = ",".join(str(a + 1) if a == b else f"{a + 1}-{b + 1}" for a, b in runs)
+        return dataclasses.replace(self, options=dataclasses.replace(self.options, pages=pages))
 
     @classmethod
     def from_json(cls, data: Any) -> OcrPayload:

@@ -92,7 +92,11 @@ def webhook_config(settings: Settings) -> WebhookConfig:
 def task_registry(settings: Settings, storage: Storage | None = None) -> Registry:
     """Every task kind this installation can run."""
     return build_registry(
-        storage or open_storage(settings), settings.document_limits(), settings.vlm_config(), webhook_config(settings)
+        storage or open_storage(settings),
+        settings.document_limits(),
+        settings.vlm_config(),
+        webhook_config(settings),
+        split_pages=settings.split_pages,
     )
 
 

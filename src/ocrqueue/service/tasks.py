@@ -173,13 +173,15 @@ class Tasks:
         limit: int = 50,
         cursor: str | None = None,
     ) -> TaskList:
-        """Newest first; pass `next_cursor` back as `cursor` for the next page."""
+        """Newest first; pass `next_cursor` back as `cursor` for the next page. A big document's
+        page-range children are the service's own business: only what clients submitted is listed."""
         page = self.store.list_tasks(
             statuses=list(statuses) if statuses else None,
             kinds=list(kinds) if kinds else None,
             tenant=tenant,
             limit=limit,
             cursor=cursor,
+            top_level=True,
         )
         return TaskList([TaskView.of(t) for t in page.tasks], page.next_cursor)
 

@@ -392,11 +392,13 @@ class PostgresStore(Store):
         tenant: str | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        top_level: bool = False,
     ) -> TaskPage:
         params: Params = {
             "statuses": [str(s) for s in statuses] if statuses else None,
             "kinds": list(kinds) if kinds else None,
             "tenant": tenant,
+            "top_level": True if top_level else None,
             "cursor": cursor,
             "limit": limit + 1,
         }

@@ -346,6 +346,7 @@ LIST_FILTERS = {
     "statuses": "status = ANY(%(statuses)s)",
     "kinds": "kind = ANY(%(kinds)s)",
     "tenant": "tenant = %(tenant)s",
+    "top_level": "parent_id IS NULL",
     "cursor": "id < %(cursor)s",
 }
 LIST_ORDER = "ORDER BY id DESC LIMIT %(limit)s"

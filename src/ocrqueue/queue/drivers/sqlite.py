@@ -499,11 +499,13 @@ class SQLiteStore(Store):
         tenant: str | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        top_level: bool = False,
     ) -> TaskPage:
         params: Params = {
             "statuses": json.dumps([str(s) for s in statuses]) if statuses else None,
             "kinds": json.dumps(list(kinds)) if kinds else None,
             "tenant": tenant,
+            "top_level": True if top_level else None,
             "cursor": cursor,
             "limit": limit + 1,
         }

@@ -307,6 +307,7 @@ LIST_FILTERS = {
     "statuses": "status IN (SELECT value FROM json_each(:statuses))",
     "kinds": "kind IN (SELECT value FROM json_each(:kinds))",
     "tenant": "tenant = :tenant",
+    "top_level": "parent_id IS NULL",
     "cursor": "id < :cursor",
 }
 LIST_ORDER = "ORDER BY id DESC LIMIT :limit"
