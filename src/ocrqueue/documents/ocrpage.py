@@ -10,6 +10,7 @@ Ruling lines are painted out first, so table borders never come back as "|" or "
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -43,6 +44,17 @@ from ocrqueue.documents.text import join_words
 # few milliseconds of analysis never wait behind another slot's model run (the model itself is
 # serialised by its own lock).
 _LAYOUT_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ocrqueue-layout")
+
+
+def _fresh_pool_after_fork() -> None:
+    """A forked child inherits the pool but not its threads: a page read there would wait forever
+    for a layout that no thread ever computes (a ProcessPoolExecutor forking a process that has
+    read a page did exactly that)."""
+    global _LAYOUT_POOL
+    _LAYOUT_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ocrqueue-layout")
+
+
+os.register_at_fork(after_in_child=_fresh_pool_after_fork)
 
 
 def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figures]:
