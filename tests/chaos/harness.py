@@ -627,10 +627,12 @@ class ChaosRun:
         report.statuses = self._statuses()
         if len(self.task_ids) != len(self.docs):
             report.problems.append(f"{len(self.docs) - len(self.task_ids)} documents were never submitted")
-        total = sum(report.statuses.values())
+        submitted = list(self.task_ids.values())
+        children = [child.id for task_id in submitted for child in self.store.children(task_id)]
+        total = sum(report.statuses.values()) - len(children)  # a big document's page-range children
         if total != len(self.docs):
             report.problems.append(f"{total} tasks for {len(self.docs)} unique documents (a submit was doubled)")
-        ids = list(self.task_ids.values())
+        ids = submitted + children
         for tid, problems in history_problems(self.store, ids).items():
             report.problems += [f"{tid}: {p}" for p in problems]
         expected = self._clean_results()
@@ -682,9 +684,11 @@ class ChaosRun:
         result = client.get(f"/api/v1/tasks/{task_id}/result", params={"format": "json"}).json()
         if result != expected:
             problems.append(f"{doc.name}: the result differs from a clean run ({_first_difference(result, expected)})")
-        checkpoints = self.store.checkpoints(task_id)
-        if [c.seq for c in checkpoints] != list(range(doc.pages)):
-            problems.append(f"{doc.name}: checkpoints {[c.seq for c in checkpoints]} for {doc.pages} pages")
+        # A big document's pages are read and checkpointed by its page-range children.
+        readers = [task_id] + [child.id for child in self.store.children(task_id)]
+        seqs = sorted(c.seq for reader in readers for c in self.store.checkpoints(reader))
+        if seqs != list(range(doc.pages)):
+            problems.append(f"{doc.name}: checkpoints {seqs} for {doc.pages} pages")
 
     def _checkpoint_rows(self) -> dict[str, list[tuple[int, int, datetime]]]:
         """task id -> (seq, lease_token, created_at by the database clock) for every checkpoint."""
