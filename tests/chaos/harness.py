@@ -628,7 +628,11 @@ class ChaosRun:
         if len(self.task_ids) != len(self.docs):
             report.problems.append(f"{len(self.docs) - len(self.task_ids)} documents were never submitted")
         submitted = list(self.task_ids.values())
-        children = [child.id for task_id in submitted for child in self.store.children(task_id)]
+        child_tasks = [child for task_id in submitted for child in self.store.children(task_id)]
+        children = [child.id for child in child_tasks]
+        for child in child_tasks:
+            if not child.status.terminal:
+                report.problems.append(f"child {child.id} of {child.parent_id} is still {child.status}")
         total = sum(report.statuses.values()) - len(children)  # a big document's page-range children
         if total != len(self.docs):
             report.problems.append(f"{total} tasks for {len(self.docs)} unique documents (a submit was doubled)")
