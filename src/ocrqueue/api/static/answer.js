@@ -115,3 +115,10 @@ export function renderAnswer(source) {
   }
   return root;
 }
+
+/** Who answered, and whether the answer was cut short: the line shown under an answer. */
+export function answerNote(answer) {
+  const model = answer.model ? `Answered by ${answer.model}.` : "";
+  const truncated = answer.truncated ? "The answer was cut off at the token limit." : "";
+  return [model, truncated].join(" ").trim();
+}

@@ -35,7 +35,7 @@ export function authHeaders(extra = {}) {
   return apiKey ? { ...extra, Authorization: `Bearer ${apiKey}` } : extra;
 }
 
-export async function errorFrom(response) {
+async function errorFrom(response) {
   let code = "http_" + response.status;
   let message = `${response.status} ${response.statusText || "error"}`;
   try {
@@ -50,14 +50,17 @@ export async function errorFrom(response) {
   return new ApiError(response.status, code, message);
 }
 
+/** The ApiError for a refused request; a 401 asks for a key as well. */
+async function failure(response) {
+  const error = await errorFrom(response);
+  if (response.status === 401) refused();
+  return error;
+}
+
 /** fetch with the key; the body parsed `as` json, text or blob; an ApiError (with the API's message) otherwise. */
 export async function request(path, { method = "GET", signal, as = "json", body } = {}) {
   const response = await fetch(path, { method, headers: authHeaders(), signal, cache: "no-store", body });
-  if (!response.ok) {
-    const error = await errorFrom(response);
-    if (response.status === 401) refused();
-    throw error;
-  }
+  if (!response.ok) throw await failure(response);
   if (response.status === 204) return null;
   if (as === "text") return response.text();
   if (as === "blob") return response.blob();
@@ -75,11 +78,7 @@ export async function readEvents(path, signal, onEvent) {
     signal,
     cache: "no-store",
   });
-  if (!response.ok) {
-    const error = await errorFrom(response);
-    if (response.status === 401) refused();
-    throw error;
-  }
+  if (!response.ok) throw await failure(response);
   if (!response.body || !response.body.getReader) throw new ApiError(0, "no_stream", "streaming is not supported");
   const reader = response.body.getReader();
   const decoder = new TextDecoder();

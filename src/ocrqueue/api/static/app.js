@@ -2,10 +2,10 @@
 // Plain ES modules, no dependencies. Text from documents and models reaches the DOM only through
 // textContent (document.js, answer.js); nothing assigns HTML.
 
-import { $, el, setLive, STATUS_LABELS, TERMINAL } from "./dom.js";
-import { API, currentKey, followTask, onUnauthorized, readEvents, request, saveKey, sleep } from "./api.js";
-import { blockLabel, pageFacts, renderPage } from "./document.js";
-import { renderAnswer } from "./answer.js";
+import { $, dropZone, el, setLive, STATUS_LABELS, TERMINAL } from "./dom.js";
+import { API, currentKey, followTask, onUnauthorized, readEvents, refused, request, saveKey, sleep } from "./api.js";
+import { blockId, blockLabel, pageFacts, renderPage } from "./document.js";
+import { answerNote, renderAnswer } from "./answer.js";
 import { setupVision } from "./vision.js";
 
 const UPLOAD_CONCURRENCY = 3;
@@ -363,7 +363,7 @@ function upload(job) {
         item.dataset.state = "waiting";
         state.textContent = "Needs an API key";
         waitingForKey.push(job);
-        askForKey(currentKey() ? "The API key was refused. Enter a valid key." : "This server needs an API key.");
+        refused();
       } else {
         item.dataset.state = "failed";
         state.textContent = body?.error?.message || `Upload failed (${xhr.status})`;
@@ -387,20 +387,7 @@ function setupUpload() {
     addFiles([...input.files]);
     input.value = "";
   });
-  const zone = $("#drop-zone");
-  for (const type of ["dragenter", "dragover"]) {
-    zone.addEventListener(type, (event) => {
-      event.preventDefault();
-      zone.classList.add("dragging");
-    });
-  }
-  for (const type of ["dragleave", "drop"]) {
-    zone.addEventListener(type, () => zone.classList.remove("dragging"));
-  }
-  zone.addEventListener("drop", (event) => {
-    event.preventDefault();
-    if (event.dataTransfer?.files?.length) addFiles([...event.dataTransfer.files]);
-  });
+  dropZone($("#drop-zone"), addFiles);
   // A file dropped beside the zone must not navigate away from the page.
   window.addEventListener("dragover", (event) => event.preventDefault());
   window.addEventListener("drop", (event) => event.preventDefault());
@@ -493,8 +480,7 @@ function renderDetail(task) {
     answer.dataset.shown = shown;
     const parts = task.question ? [el("h3", { text: "Question" }), el("p", { className: "question", text: task.question })] : [];
     if (task.answer) {
-      const note = [task.answer.model ? `Answered by ${task.answer.model}.` : "", task.answer.truncated ? "The answer was cut off at the token limit." : ""];
-      parts.push(el("h3", { text: "Answer" }), renderAnswer(task.answer.text), el("p", { className: "hint", text: note.join(" ").trim() }));
+      parts.push(el("h3", { text: "Answer" }), renderAnswer(task.answer.text), el("p", { className: "hint", text: answerNote(task.answer) }));
     }
     answer.replaceChildren(...parts);
   }
@@ -530,8 +516,7 @@ async function openDetail(id) {
   try {
     const task = await request(`${API}/${id}`);
     if (detail.id !== id) return;
-    upsertTask(task);
-    renderDetail(task);
+    upsertTask(task); // renders the view as well, as every update of the open task does
     if (TERMINAL.has(task.status)) setLive($("#detail-live"), "Finished", "off");
     else followDetail(id);
   } catch (error) {
@@ -551,10 +536,7 @@ async function followDetail(id) {
   view.dataset.live = "true";
   const outcome = await followTask(id, {
     signal: controller.signal,
-    onTask: (task) => {
-      upsertTask(task);
-      if (detail.id === id) renderDetail(tasks.get(id));
-    },
+    onTask: upsertTask,
     onState: (state) => setLive(live, state === "live" ? "Live" : "Reconnecting…", state === "live" ? "on" : "wait"),
   });
   if (outcome === "deleted") removeTask(id);
@@ -680,23 +662,23 @@ async function showPage(index) {
   const boxes = $("#page-boxes");
   boxes.replaceChildren(
     ...page.blocks.map((block, b) => {
-      const blockId = `p${index}-b${b}`;
+      const id = blockId(index, b);
       const [x0, y0, x1, y1] = block.bbox;
       const label = blockLabel(block);
       const box = el("button", {
         type: "button",
         className: "box",
         title: label,
-        dataset: { block: blockId, type: block.type },
+        dataset: { block: id, type: block.type },
         ariaLabel: label,
-        ariaPressed: String(detail.selected === blockId),
+        ariaPressed: String(detail.selected === id),
       });
       box.style.left = `${(100 * x0) / page.width}%`;
       box.style.top = `${(100 * y0) / page.height}%`;
       box.style.width = `${(100 * Math.max(x1 - x0, 1)) / page.width}%`;
       box.style.height = `${(100 * Math.max(y1 - y0, 1)) / page.height}%`;
-      box.classList.toggle("selected", detail.selected === blockId);
-      box.classList.toggle("hover", detail.hovered === blockId);
+      box.classList.toggle("selected", detail.selected === id);
+      box.classList.toggle("hover", detail.hovered === id);
       return box;
     }),
   );

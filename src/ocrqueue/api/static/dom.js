@@ -15,6 +15,22 @@ export const el = (tag, props = {}, ...children) => {
   return node;
 };
 
+/** Makes `zone` take dropped files: marked while files are dragged over it, `onFiles(files)` on a drop. */
+export function dropZone(zone, onFiles) {
+  for (const type of ["dragenter", "dragover"]) {
+    zone.addEventListener(type, (event) => {
+      event.preventDefault();
+      zone.classList.add("dragging");
+    });
+  }
+  for (const type of ["dragleave", "drop"]) zone.addEventListener(type, () => zone.classList.remove("dragging"));
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    const files = [...(event.dataTransfer?.files ?? [])];
+    if (files.length) onFiles(files);
+  });
+}
+
 export function setLive(node, text, state) {
   node.textContent = text;
   node.dataset.state = state;

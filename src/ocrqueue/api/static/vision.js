@@ -2,9 +2,9 @@
 // on its event stream, the model's answer rendered with answer.js. Offered only when the server
 // has a model server configured (/readyz says so in checks.model_server).
 
-import { $, el, setLive, STATUS_LABELS } from "./dom.js";
+import { $, dropZone, el, setLive, STATUS_LABELS } from "./dom.js";
 import { followTask, request } from "./api.js";
-import { renderAnswer } from "./answer.js";
+import { answerNote, renderAnswer } from "./answer.js";
 
 const VISION = "/api/v1/vision";
 const ask = { file: null, preview: null, abort: null, id: null };
@@ -69,8 +69,7 @@ function showTask(task) {
   step.classList.toggle("error-text", task.status === "dead_letter");
   const answer = $("#ask-answer");
   if (task.status === "completed" && task.answer) {
-    const notes = [task.answer.model ? `Answered by ${task.answer.model}.` : "", task.answer.truncated ? "The answer was cut off at the token limit." : ""];
-    answer.replaceChildren(renderAnswer(task.answer.text), el("p", { className: "hint", text: notes.join(" ").trim() }));
+    answer.replaceChildren(renderAnswer(task.answer.text), el("p", { className: "hint", text: answerNote(task.answer) }));
     answer.hidden = false;
   } else {
     answer.replaceChildren();
@@ -136,19 +135,6 @@ export function setupVision() {
     chooseImage(input.files[0]);
     input.value = "";
   });
-  const zone = $("#ask-drop");
-  for (const type of ["dragenter", "dragover"]) {
-    zone.addEventListener(type, (event) => {
-      event.preventDefault();
-      event.stopPropagation();
-      zone.classList.add("dragging");
-    });
-  }
-  for (const type of ["dragleave", "drop"]) zone.addEventListener(type, () => zone.classList.remove("dragging"));
-  zone.addEventListener("drop", (event) => {
-    event.preventDefault();
-    event.stopPropagation();
-    chooseImage(event.dataTransfer?.files?.[0]);
-  });
+  dropZone($("#ask-drop"), (files) => chooseImage(files[0]));
   modelServerState().then(showAvailability);
 }
