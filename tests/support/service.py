@@ -18,6 +18,7 @@ from ocrqueue.queue.metrics import QueueMetrics
 from ocrqueue.service import Tasks
 from ocrqueue.service.apikeys import ApiKeys
 from ocrqueue.service.kinds import build_registry
+from ocrqueue.service.runtime import webhook_config
 from ocrqueue.service.webhooks import WebhookConfig, WebhookOutbox
 from ocrqueue.settings import Settings
 from ocrqueue.storage import LocalStorage
@@ -43,13 +44,7 @@ class Service:
         return httpx.Client(base_url=self.url, headers=headers, timeout=30)
 
     def webhook_config(self) -> WebhookConfig:
-        return WebhookConfig(
-            self.settings.resolved_database_url,
-            timeout_seconds=self.settings.webhook_timeout_seconds,
-            allow_private_networks=self.settings.webhook_allow_private_networks,
-            max_attempts=self.settings.webhook_max_attempts,
-            sweep_seconds=0.2,
-        )
+        return webhook_config(self.settings)
 
     def start_worker(self) -> Worker:
         """A worker for every kind, and the webhook outbox that runs beside workers (as in `serve`)."""
@@ -84,7 +79,11 @@ class Service:
 @contextlib.contextmanager
 def running_service(db_url: str, store: Store, data_dir: Path, **settings: Any) -> Iterator[Service]:
     """The API on `db_url` (migrated), with `settings` overriding the test defaults."""
-    chosen: dict[str, Any] = {"max_upload_bytes": 2_000_000, "submit_rate_per_minute": 1000} | settings
+    chosen: dict[str, Any] = {
+        "max_upload_bytes": 2_000_000,
+        "submit_rate_per_minute": 1000,
+        "webhook_sweep_seconds": 0.2,
+    } | settings
     config = Settings(database_url=db_url, data_dir=data_dir, _env_file=None, **chosen)  # type: ignore[call-arg]
     storage = LocalStorage(config.resolved_storage_dir)
     keys = ApiKeys(db_url)
