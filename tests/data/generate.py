@@ -422,6 +422,16 @@ class PdfBuilder:
         return raw_pdf(objects, root=catalog, trailer=encrypt_ref.strip(), header=b"%PDF-1.4")
 
 
+def _ruled_table(x0: float, y0: float) -> list[str]:
+    """TABLE drawn at (x0, y0) in cells of 120 x 24 pt with a rule round every cell."""
+    cw, rh = 120.0, 24.0
+    ops = [PdfBuilder.line(x0, y0 + r * rh, x0 + 3 * cw, y0 + r * rh) for r in range(len(TABLE) + 1)]
+    ops += [PdfBuilder.line(x0 + c * cw, y0, x0 + c * cw, y0 + len(TABLE) * rh) for c in range(4)]
+    for r, row in enumerate(TABLE):
+        ops += [PdfBuilder.text(x0 + c * cw + 6, y0 + r * rh + 7, 11, t) for c, t in enumerate(row)]
+    return ops
+
+
 def born_digital_pdf(pages: int = 3, rotate: int = 0) -> bytes:
     """Text-layer pages cycling through: title + paragraph, two columns, ruled table."""
     pdf = PdfBuilder(rotate)
@@ -439,13 +449,7 @@ def born_digital_pdf(pages: int = 3, rotate: int = 0) -> bytes:
             ops += [PdfBuilder.text(320, 130 + i * 18, 11, line) for i, line in enumerate(RIGHT_COLUMN)]
         else:
             ops.append(PdfBuilder.text(72, 80, 11, "Table 1: Fruit prices"))
-            x0, y0, cw, rh = 72.0, 110.0, 120.0, 24.0
-            for r in range(len(TABLE) + 1):
-                ops.append(PdfBuilder.line(x0, y0 + r * rh, x0 + 3 * cw, y0 + r * rh))
-            for c in range(4):
-                ops.append(PdfBuilder.line(x0 + c * cw, y0, x0 + c * cw, y0 + len(TABLE) * rh))
-            for r, row in enumerate(TABLE):
-                ops += [PdfBuilder.text(x0 + c * cw + 6, y0 + r * rh + 7, 11, t) for c, t in enumerate(row)]
+            ops += _ruled_table(72.0, 110.0)
         pdf.add_page(ops)
     return pdf.build()
 
@@ -521,13 +525,7 @@ def vector_chart_pdf() -> bytes:
         ops.append(PdfBuilder.line(x0 - 4, base - tick * 50, x0, base - tick * 50))
         ops.append(PdfBuilder.text(x0 - 24, base - tick * 50 - 5, 9, str(tick * 50)))
     ops += [PdfBuilder.text(72, 370, 11, line) for line in ENGLISH[1:2]]
-    tx, ty, cw, rh = 72.0, 420.0, 120.0, 24.0
-    for r in range(len(TABLE) + 1):
-        ops.append(PdfBuilder.line(tx, ty + r * rh, tx + 3 * cw, ty + r * rh))
-    for c in range(4):
-        ops.append(PdfBuilder.line(tx + c * cw, ty, tx + c * cw, ty + len(TABLE) * rh))
-    for r, row in enumerate(TABLE):
-        ops += [PdfBuilder.text(tx + c * cw + 6, ty + r * rh + 7, 11, t) for c, t in enumerate(row)]
+    ops += _ruled_table(72.0, 420.0)
     pdf.add_page(ops)
     return pdf.build()
 
