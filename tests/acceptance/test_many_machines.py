@@ -7,7 +7,6 @@ import httpx
 import pytest
 from data.generate import ENGLISH, scanned_pdf, text_page
 from support.processes import Processes
-from support.server import free_port
 from support.waiting import wait_for
 
 from ocrqueue.queue import EventType, Store
@@ -17,10 +16,7 @@ pytestmark = pytest.mark.acceptance
 
 @pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
 def test_api_node_and_two_worker_nodes_survive_a_killed_worker(store: Store, workers: Processes) -> None:
-    port = free_port()
-    api = workers.start(["serve", "--no-workers", "--port", str(port)], name="api")
-    base = f"http://127.0.0.1:{port}"
-    wait_for(lambda: _answers(base), 30, 0.1, "the API node to answer")
+    api, base = workers.start_serve("--no-workers", name="api", timeout=30)
     slow_pages = {"OCRQUEUE_TASK_STALL_SECONDS": "30"}
     first = workers.start_worker(1, host="node-a", env=slow_pages)
     workers.start_worker(1, host="node-b", env=slow_pages)
@@ -65,17 +61,8 @@ def test_api_node_and_two_worker_nodes_survive_a_killed_worker(store: Store, wor
     assert taken_over, "the killed worker held a document that another node finished"
 
 
-def _answers(base: str) -> bool:
-    try:
-        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 def test_without_keys_serve_listens_on_loopback_only_and_says_so(workers: Processes) -> None:
-    port = free_port()
-    api = workers.start(["serve", "--host", "0.0.0.0", "--port", str(port), "--workers", "1"], name="open-api")
-    output = api.wait_output(f"open http://127.0.0.1:{port}/", timeout=60)
+    api, base = workers.start_serve("--host", "0.0.0.0", "--workers", "1", name="open-api")
+    output = api.wait_output(f"open {base}/", timeout=60)
     assert "listens on 127.0.0.1 only, not 0.0.0.0" in " ".join(output.split())
-    wait_for(lambda: _answers(f"http://127.0.0.1:{port}"), 30, 0.1, "the API to answer")

@@ -6,13 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import httpx
 import pypdfium2 as pdfium
 import pytest
 from data.generate import ENGLISH, born_digital_pdf, encode, text_page
-from support.processes import Processes, WorkerProcess
-from support.server import free_port
-from support.waiting import wait_for
+from support.processes import Processes
 
 from ocrqueue.client import Client, ClientError, WaitTimeout
 from ocrqueue.queue import Store
@@ -27,25 +24,10 @@ NOWHERE = {
 }
 
 
-def start_server(workers: Processes, *extra: str) -> tuple[WorkerProcess, str]:
-    port = free_port()
-    server = workers.start(["serve", "--port", str(port), "--workers", "1", *extra], name="serve")
-    base = f"http://127.0.0.1:{port}"
-    wait_for(lambda: _answers(base), 60, 0.1, "ocrqueue serve to answer")
-    return server, base
-
-
-def _answers(base: str) -> bool:
-    try:
-        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 def test_submit_over_http_follows_progress_and_writes_every_format(
     store: Store, workers: Processes, tmp_path: Path
 ) -> None:
-    _, base = start_server(workers)
+    _, base = workers.start_serve("--workers", "1")
     scan = tmp_path / "scan.png"
     scan.write_bytes(encode(text_page(ENGLISH, cjk=False), "PNG"))
     report = tmp_path / "report.pdf"
@@ -78,7 +60,7 @@ def test_submit_over_http_follows_progress_and_writes_every_format(
 def test_the_python_client_submits_follows_downloads_and_cancels(
     store: Store, workers: Processes, tmp_path: Path
 ) -> None:
-    _, base = start_server(workers)
+    _, base = workers.start_serve("--workers", "1")
     with Client(base) as client:
         task = client.submit(_pdf(tmp_path, born_digital_pdf(pages=3)), mode="text")
         seen = list(client.events(task.id))
@@ -102,10 +84,7 @@ def test_the_python_client_submits_follows_downloads_and_cancels(
 def test_waiting_on_a_queued_task_times_out_then_cancel_ends_it(
     store: Store, workers: Processes, tmp_path: Path
 ) -> None:
-    port = free_port()
-    workers.start(["serve", "--port", str(port), "--no-workers"], name="api-only")
-    base = f"http://127.0.0.1:{port}"
-    wait_for(lambda: _answers(base), 60, 0.1, "ocrqueue serve to answer")
+    _, base = workers.start_serve("--no-workers", name="api-only")
     with Client(base) as client:
         task = client.submit(_pdf(tmp_path, born_digital_pdf(pages=1)), mode="text")
         with pytest.raises(WaitTimeout):

@@ -20,7 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
+
 from ocrqueue.queue import Store
+from support.server import free_port
 from support.waiting import wait_for
 
 # Pretends to run on another machine: `identity.host_name()` asks `socket.gethostname()` at call
@@ -186,6 +189,14 @@ class Processes:
         self.started.append(process)
         return process
 
+    def start_serve(self, *args: str, name: str = "serve", timeout: float = 60.0) -> tuple[WorkerProcess, str]:
+        """Start `ocrqueue serve ARGS… --port P` on a free port; returns it and its base URL once it answers."""
+        port = free_port()
+        process = self.start(["serve", *args, "--port", str(port)], name=name)
+        base = f"http://127.0.0.1:{port}"
+        wait_for(lambda: _answers(process, base), timeout, 0.1, f"{name} to answer on {base}")
+        return process, base
+
     def run(
         self, *args: str, env: Mapping[str, str] | None = None, timeout: float = 60.0
     ) -> subprocess.CompletedProcess[str]:
@@ -222,6 +233,15 @@ class Processes:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _answers(process: WorkerProcess, base: str) -> bool:
+    if not process.alive:
+        raise AssertionError(f"{process.name} exited with {process.returncode}:\n{process.output()[-4000:]}")
+    try:
+        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def registered_worker_id(store: Store, process: WorkerProcess, timeout: float = 30.0) -> str:
