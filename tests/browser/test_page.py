@@ -75,6 +75,7 @@ def test_upload_runs_to_a_result_with_blocks_in_order_linked_to_their_boxes(
     page.goto("/")
     expect(page.locator("#live-status")).to_have_text("Live")
     # Without a model server the vision panel says how to configure one instead of offering a form.
+    expect(page.locator("#ask-unavailable")).to_be_visible()
     expect(page.locator("#ask-unavailable")).to_contain_text("OCRQUEUE_VLM_BASE_URL")
     expect(page.locator("#ask-form")).to_be_hidden()
     # The language field starts at "auto", which the page sends as no languages at all (the server's default).
@@ -500,6 +501,66 @@ def test_the_event_stream_reader_finds_the_same_events_wherever_the_chunks_split
     )
     assert results["whole"] == '[["task","cancelled"],["end","cancelled"]]'
     assert results["different"] == 0
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_broken_stream_reconnects_with_backoff_and_a_refused_one_stops(page: Page, service: Service) -> None:
+    """followStream (api.js), which the list, the task view and the vision panel all follow with."""
+    page.goto("/dom.js")  # same origin, without app.js and its own streams
+    results = page.evaluate(
+        """async () => {
+            const { followStream, followTask } = await import('/api.js');
+            const frame = (name, status) => `event: ${name}\ndata: {"id": "t", "status": "${status}"}\n\n`;
+            const stream = (text) => new Response(text, { headers: { 'Content-Type': 'text/event-stream' } });
+            const realFetch = window.fetch;
+            const realSetTimeout = window.setTimeout;
+            const waits = [];
+            const run = async (answers, follow) => {
+                const log = [];
+                window.setTimeout = (fn, ms) => (waits.push(ms), realSetTimeout(fn, 0));
+                window.fetch = async (path) => {
+                    log.push(['fetch', path]);
+                    const answer = answers.shift();
+                    if (answer instanceof Error) throw answer;
+                    return answer;
+                };
+                try {
+                    const outcome = await follow(log);
+                    return { outcome, log };
+                } finally {
+                    window.fetch = realFetch;
+                    window.setTimeout = realSetTimeout;
+                }
+            };
+            const broken = await run(
+                [new TypeError('network'), new TypeError('network'), stream(frame('task', 'running')),
+                 stream(frame('end', 'completed'))],
+                (log) => followStream('/s', {
+                    signal: new AbortController().signal,
+                    onEvent: (name, data) => (log.push([name, data.status]), name === 'end' ? 'ended' : undefined),
+                    onState: (state) => log.push(['state', state]),
+                    onReconnect: () => log.push(['reconnect']),
+                }),
+            );
+            broken.waits = waits.splice(0);
+            const refused = await run(
+                [new Response('{"error": {"code": "not_found", "message": "no"}}', { status: 404 })],
+                (log) => followTask('t', { signal: new AbortController().signal, onTask: () => log.push(['task']) }),
+            );
+            refused.waits = waits;
+            return { broken, refused };
+        }"""
+    )
+    broken = results["broken"]
+    assert broken["outcome"] == "ended"
+    assert broken["log"] == [
+        ["state", "live"], ["fetch", "/s"], ["state", "reconnecting"], ["reconnect"],
+        ["state", "live"], ["fetch", "/s"], ["state", "reconnecting"], ["reconnect"],
+        ["state", "live"], ["fetch", "/s"], ["task", "running"], ["state", "reconnecting"], ["reconnect"],
+        ["state", "live"], ["fetch", "/s"], ["end", "completed"],
+    ]  # fmt: skip
+    assert broken["waits"] == [1000, 2000, 1000], "the wait doubles, and an event sets it back to 1 s"
+    assert results["refused"] == {"outcome": "lost", "log": [["fetch", "/api/v1/tasks/t/events"]], "waits": []}
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)

@@ -121,7 +121,7 @@ export async function readEvents(path, signal, onEvent) {
   }
 }
 
-export const sleep = (ms, signal) =>
+const sleep = (ms, signal) =>
   new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener("abort", () => {
@@ -131,33 +131,53 @@ export const sleep = (ms, signal) =>
   });
 
 /**
- * Follows one task's event stream until the server says `end` (a terminal state) or `deleted`,
- * reconnecting with a backoff of 1 s doubling to 30 s. Calls onTask(task) on every `task`/`end`
- * event and onState("live" | "reconnecting") as the stream comes and goes. Resolves to "ended",
- * "deleted", "stopped" (aborted) or "lost" (401, 404, no streaming in this browser).
+ * Reads the event stream at `path`, reconnecting with a backoff of 1 s doubling to 30 s (back to
+ * 1 s once an event arrives), until onEvent(name, data) returns something other than undefined,
+ * which it resolves to. Calls onState("live" | "reconnecting") as the stream comes and goes and
+ * awaits onReconnect() after each wait. Resolves to "stopped" when the signal aborts, "lost" on
+ * 401 or 404, "unsupported" when this browser cannot stream.
  */
-export async function followTask(id, { signal, onTask, onState = () => {} }) {
+export async function followStream(path, { signal, onEvent, onState = () => {}, onReconnect = () => {} }) {
   let delay = 1000;
   while (!signal.aborted) {
-    let outcome = null;
+    let outcome;
     try {
       onState("live");
-      await readEvents(`${API}/${id}/events`, signal, (name, data) => {
+      await readEvents(path, signal, (name, data) => {
         delay = 1000;
-        if (name === "task" || name === "end") onTask(data);
-        if (name === "end") outcome = "ended";
-        else if (name === "deleted") outcome = "deleted";
-        return outcome === null;
+        outcome = onEvent(name, data);
+        return outcome === undefined;
       });
     } catch (error) {
       if (signal.aborted) return "stopped";
-      if (error.status === 401 || error.status === 404 || error.code === "no_stream") return "lost";
+      if (error.code === "no_stream") return "unsupported";
+      if (error.status === 401 || error.status === 404) return "lost";
     }
-    if (outcome) return outcome;
+    if (outcome !== undefined) return outcome;
     if (signal.aborted) break;
     onState("reconnecting");
     await sleep(delay, signal);
     delay = Math.min(delay * 2, 30000);
+    if (!signal.aborted) await onReconnect();
   }
   return "stopped";
+}
+
+/**
+ * Follows one task's event stream until the server says `end` (a terminal state) or `deleted`.
+ * Calls onTask(task) on every `task`/`end` event. Resolves to "ended", "deleted", "stopped"
+ * (aborted) or "lost" (401, 404, no streaming in this browser).
+ */
+export async function followTask(id, { signal, onTask, onState }) {
+  const outcome = await followStream(`${API}/${id}/events`, {
+    signal,
+    onState,
+    onEvent: (name, data) => {
+      if (name === "task" || name === "end") onTask(data);
+      if (name === "end") return "ended";
+      if (name === "deleted") return "deleted";
+      return undefined;
+    },
+  });
+  return outcome === "unsupported" ? "lost" : outcome;
 }

@@ -2,8 +2,8 @@
 // Plain ES modules, no dependencies. Text from documents and models reaches the DOM only through
 // textContent (document.js, answer.js); nothing assigns HTML.
 
-import { $, dropZone, el, setLive, STATUS_LABELS, TERMINAL } from "./dom.js";
-import { API, currentKey, followTask, onUnauthorized, readEvents, refused, request, saveKey, sleep } from "./api.js";
+import { $, dropZone, el, setLive, showLive, STATUS_LABELS, TERMINAL } from "./dom.js";
+import { API, currentKey, followStream, followTask, onUnauthorized, refused, request, saveKey } from "./api.js";
 import { blockId, blockLabel, pageFacts, renderPage } from "./document.js";
 import { answerNote, renderAnswer } from "./answer.js";
 import { setupVision } from "./vision.js";
@@ -201,33 +201,22 @@ async function followList() {
   const controller = new AbortController();
   listAbort = controller;
   const live = $("#live-status");
-  let delay = 1000;
-  while (!controller.signal.aborted) {
-    try {
-      setLive(live, "Live", "on");
-      await readEvents(`${API}/events`, controller.signal, (name, data) => {
-        delay = 1000;
-        if (name === "task") upsertTask(data);
-        else if (name === "deleted" && data.id) removeTask(data.id);
-      });
-    } catch (error) {
-      if (controller.signal.aborted) return;
-      if (error.status === 401) return;
-      if (error.code === "no_stream") {
-        setLive(live, "Live updates unavailable in this browser", "off");
-        return;
+  const outcome = await followStream(`${API}/events`, {
+    signal: controller.signal,
+    onEvent: (name, data) => {
+      if (name === "task") upsertTask(data);
+      else if (name === "deleted" && data.id) removeTask(data.id);
+    },
+    onState: showLive(live),
+    onReconnect: async () => {
+      try {
+        await loadTasks();
+      } catch {
+        // the next stream attempt reports the problem
       }
-    }
-    if (controller.signal.aborted) return;
-    setLive(live, "Reconnecting…", "wait");
-    await sleep(delay, controller.signal);
-    delay = Math.min(delay * 2, 30000);
-    try {
-      await loadTasks();
-    } catch {
-      // the next stream attempt reports the problem
-    }
-  }
+    },
+  });
+  if (outcome === "unsupported") setLive(live, "Live updates unavailable in this browser", "off");
 }
 
 async function runAction(action, id) {
@@ -537,7 +526,7 @@ async function followDetail(id) {
   const outcome = await followTask(id, {
     signal: controller.signal,
     onTask: upsertTask,
-    onState: (state) => setLive(live, state === "live" ? "Live" : "Reconnecting…", state === "live" ? "on" : "wait"),
+    onState: showLive(live),
   });
   if (outcome === "deleted") removeTask(id);
   if (detail.abort !== controller) return;

@@ -36,6 +36,10 @@ export function setLive(node, text, state) {
   node.dataset.state = state;
 }
 
+/** An onState for followStream: "Live" or "Reconnecting…" in `node`. */
+export const showLive = (node) => (state) =>
+  state === "live" ? setLive(node, "Live", "on") : setLive(node, "Reconnecting…", "wait");
+
 export const STATUS_LABELS = {
   pending: "Pending",
   running: "Running",

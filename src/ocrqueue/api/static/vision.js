@@ -2,7 +2,7 @@
 // on its event stream, the model's answer rendered with answer.js. Offered only when the server
 // has a model server configured (/readyz says so in checks.model_server).
 
-import { $, dropZone, el, setLive, STATUS_LABELS } from "./dom.js";
+import { $, dropZone, el, setLive, showLive, STATUS_LABELS } from "./dom.js";
 import { followTask, request } from "./api.js";
 import { answerNote, renderAnswer } from "./answer.js";
 
@@ -89,7 +89,7 @@ async function follow(task) {
   const outcome = await followTask(task.id, {
     signal: controller.signal,
     onTask: showTask,
-    onState: (state) => setLive(live, state === "live" ? "Live" : "Reconnecting…", state === "live" ? "on" : "wait"),
+    onState: showLive(live),
   });
   if (ask.abort !== controller) return;
   ask.abort = null;
