@@ -59,6 +59,11 @@ class VlmConfig:
             raise ValueError("max_in_flight, max_tokens and breaker_failures must be at least 1")
 
     @property
+    def probe_timeout_seconds(self) -> float:
+        """The longest a probe (`GET /models`) takes, so the longest a breaker stays half-open."""
+        return min(_PROBE_TIMEOUT, self.timeout_seconds)
+
+    @property
     def endpoint(self) -> str:
         """The base URL without credentials or trailing slash: a safe label for logs and metrics."""
         url = httpx.URL(self.base_url)
@@ -218,7 +223,7 @@ class VlmClient:
     def probe(self) -> bool:
         """GET /models: is the server there? Reports the outcome to the breaker when it fails."""
         try:
-            response = self._http.get("models", timeout=min(_PROBE_TIMEOUT, self.config.timeout_seconds))
+            response = self._http.get("models", timeout=self.config.probe_timeout_seconds)
         except httpx.HTTPError as exc:
             self._count("probe_failed")
             self.breaker.record_failure(f"probe failed: {type(exc).__name__}")
