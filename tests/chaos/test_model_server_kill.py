@@ -94,11 +94,6 @@ def _deferrals(store: Store, task_ids: list[str]) -> int:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="serve now runs its workers in child processes; /readyz reads the API process's own breaker, "
-    "which sees none of the workers' model-server failures (open defect, see the session's closing note)",
-)
 def test_model_server_killed_mid_document(db_url: str, store: Store, tmp_path: Path) -> None:
     docs = _vlm_documents()
     standin = StandInProcess(tmp_path)

@@ -17,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 from support.postgres import fresh_database
 
+from ocrqueue.documents.vlm import BreakerState, BreakerStatus
 from ocrqueue.queue import TaskSpec, TaskStatus, open_store
 from ocrqueue.queue.migrate import (
     QUEUE_SCHEMA,
@@ -29,6 +30,7 @@ from ocrqueue.queue.migrate import (
 )
 from ocrqueue.queue.urls import parse_database_url
 from ocrqueue.service.apikeys import ApiKeys
+from ocrqueue.service.breaker_reports import BreakerReports
 from ocrqueue.service.schema import SERVICE_SCHEMA
 
 BACKENDS = ["sqlite", "postgresql"]
@@ -86,13 +88,17 @@ def seed_queue(url: str) -> Callable[[], None]:
 
 def seed_service(url: str) -> Callable[[], None]:
     keys = ApiKeys(url)
+    breakers = BreakerReports(url)
     try:
         kept, token = keys.create("acme", "ci")
         revoked, _ = keys.create("globex", "old")
         keys.revoke(revoked.id)
         listed = {k.id: k for k in keys.list()}
+        # kept by the upgrades from s0003 on (a downgrade below it drops the table, and with it this row)
+        breakers.put("http://gpu/v1", "worker w1", BreakerStatus(BreakerState.OPEN, 5, 30.0, "unreachable", 1), 1e9)
     finally:
         keys.close()
+        breakers.close()
 
     def check() -> None:
         keys = ApiKeys(url)

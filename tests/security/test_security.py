@@ -33,7 +33,7 @@ CANARY = "CANARY-7f3a-never-serve-me"
 # Reachable without a key even when keys exist, and why.
 PUBLIC_ROUTES = {
     "/healthz": "liveness probe: answers 'ok', reads nothing",
-    "/readyz": "readiness probe: database and migrations status only",
+    "/readyz": "readiness probe: database, migrations and model-server breaker status only",
     "/metrics": "Prometheus scrape: aggregate counters by kind and status, no ids, names or tenants",
     "/openapi.json": "the API description",
     "/docs": "Swagger UI page (static HTML)",

@@ -21,6 +21,7 @@ from ocrqueue.service import ANY_TENANT, Conflict, NotFound, ResultFormat, TaskS
 from ocrqueue.service.live import Live
 from ocrqueue.service.runtime import (
     REPLACE_EXIT_CODE,
+    breaker_reports,
     keep_page_buffers,
     kind_names,
     new_worker,
@@ -116,7 +117,7 @@ def worker(
         )
         console.print(f"worker {runner.worker_id} on {tasks.backend}, kinds: {', '.join(runner.kinds)}")
         serve_metrics(settings, tasks)
-        with webhook_outbox(settings, tasks.store):
+        with webhook_outbox(settings, tasks.store), breaker_reports(settings, tasks.store, runner.worker_id):
             run_workers_until_signalled([runner])
     if runner.replace_reason is not None:
         raise typer.Exit(REPLACE_EXIT_CODE)

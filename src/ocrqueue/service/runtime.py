@@ -18,7 +18,7 @@ from ocrqueue.queue import Registry, Store, Worker, open_store
 from ocrqueue.queue.metrics import QueueDepthCollector
 from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
 from ocrqueue.queue.supervisor import Supervisor, stop_with_parent
-from ocrqueue.service.engines import configure_vlm
+from ocrqueue.service.engines import configure_vlm, reporting_breaker
 from ocrqueue.service.kinds import build_registry, crash_messages
 from ocrqueue.service.schema import upgrade_all
 from ocrqueue.service.tasks import Tasks
@@ -33,6 +33,7 @@ __all__ = [
     "REPLACE_EXIT_CODE",
     "Supervisor",
     "Worker",
+    "breaker_reports",
     "keep_page_buffers",
     "kind_names",
     "new_worker",
@@ -109,6 +110,14 @@ def webhook_outbox(settings: Settings, store: Store) -> Iterator[None]:
         yield
     finally:
         outbox.stop()
+
+
+@contextlib.contextmanager
+def breaker_reports(settings: Settings, store: Store, worker_id: str) -> Iterator[None]:
+    """While workers run, this process's model-server breaker changes are written to the database,
+    for /readyz of any API node (see service/breaker_reports.py)."""
+    with reporting_breaker(settings.vlm_config(), settings.resolved_database_url, store.now, f"worker {worker_id}"):
+        yield
 
 
 def kind_names(settings: Settings) -> list[str]:

@@ -17,7 +17,9 @@ from ocrqueue.documents import DocumentError, InputFormat, PageRangeError, sniff
 from ocrqueue.documents.images import open_image
 from ocrqueue.queue import Store, Task, TaskSpec, TaskStatus
 from ocrqueue.service import results
+from ocrqueue.service.breaker_reports import BreakerReports
 from ocrqueue.service.catalog import kind_info
+from ocrqueue.service.engines import model_server_check
 from ocrqueue.service.errors import Conflict, InvalidInput, NotConfigured, NotFound, TooLarge, UnsupportedInput
 from ocrqueue.service.keys import is_upload_key, result_json_key, result_markdown_key
 from ocrqueue.service.submission import Submission, submit_document
@@ -306,7 +308,19 @@ class Tasks:
         """Raises when the database does not answer."""
         self.store.now()
 
+    # -- model server ---------------------------------------------------------------------------
+    @cached_property
+    def _breaker_reports(self) -> BreakerReports:
+        return BreakerReports(self.settings.resolved_database_url)
+
+    def model_server(self) -> str:
+        """The model server's circuit breaker as /readyz shows it: the worst of this process's and
+        the worker processes' fresh reports (see service/engines.py, model_server_check)."""
+        return model_server_check(self.settings.vlm_config(), self._breaker_reports, self.store.now)
+
     def close(self) -> None:
+        if "_breaker_reports" in self.__dict__:
+            self._breaker_reports.close()
         self.store.close()
 
     def __enter__(self) -> Tasks:

@@ -1,8 +1,9 @@
 """/healthz (the process answers), /readyz (database reachable, schema current), /metrics.
 
-/readyz also reports the model server's circuit breaker (`checks.model_server`) without letting it
-decide readiness: this process still accepts uploads and serves results while the model server is
-down, and tasks that need it wait (deferred) until it is back.
+/readyz also reports the model server's circuit breaker (`checks.model_server`: the worst of this
+process's and the worker processes' reports in the database) without letting it decide readiness:
+this process still accepts uploads and serves results while the model server is down, and tasks
+that need it wait (deferred) until it is back.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 
 from ocrqueue.api.context import ApiContext
-from ocrqueue.service.engines import model_server_check
 from ocrqueue.service.schema import schemas_current
 
 router = APIRouter(tags=["health"])
@@ -56,7 +56,7 @@ def readyz(request: Request) -> JSONResponse:
     if checks["database"] == "ok":
         current = _schemas_current(context.settings.resolved_database_url)
         checks["migrations"] = "current" if current else "behind: run `ocrqueue db upgrade`"
-    checks["model_server"] = model_server_check(context.settings.vlm_config())
+    checks["model_server"] = context.tasks.model_server()
     ready = all(value in ("ok", "current") for name, value in checks.items() if name != "model_server")
     return JSONResponse(
         {"status": "ready" if ready else "not_ready", "checks": checks}, status_code=200 if ready else 503
