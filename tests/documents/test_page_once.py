@@ -3,7 +3,9 @@ and the OpenCV-based raster steps equal to their plain definitions."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,7 +14,15 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from PIL import Image
 
-from ocrqueue.documents import EngineOutput, RecognitionRequest, get_engine, ocrpage, open_document, register_engine
+from ocrqueue.documents import (
+    EngineOutput,
+    RecognitionRequest,
+    get_engine,
+    ocrpage,
+    ocrpath,
+    open_document,
+    register_engine,
+)
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.model import LayoutBox
 from ocrqueue.documents.layout.raster import analyse, find_rules
@@ -62,6 +72,27 @@ def test_a_classic_engine_reads_each_page_once(samples: Samples, name: str) -> N
     page = run(samples.data(name), engine="recording", mode="ocr").pages[0]
     assert engine.tasks == ["page"]
     assert page.source == "recording"
+
+
+def test_a_page_read_poorly_but_without_chinese_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OCRmyPDF's poster is display type that Tesseract reads with low confidence, so the second
+    look asks whether it is Chinese: its poorly read lines answer no, and the whole page is not
+    read again (which cost the poster ~1.1 GB with RapidOCR)."""
+    reads: list[str] = []
+
+    def counted(name: str, original: Callable[..., object]) -> Callable[..., object]:
+        def read(*args: object) -> object:
+            reads.append(name)
+            return original(*args)
+
+        return read
+
+    for name in ("read_whole_page", "read_regions"):
+        monkeypatch.setattr(ocrpath, name, counted(name, getattr(ocrpath, name)))
+    poster = Path(__file__).resolve().parents[1] / "resources" / "poster.pdf"
+    page = run(poster.read_bytes()).pages[0]
+    assert reads == ["read_whole_page"]
+    assert page.source == "tesseract" and page.languages == ("eng",)
 
 
 @pytest.mark.parametrize(

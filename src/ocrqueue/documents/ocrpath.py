@@ -11,47 +11,42 @@ frame: that of the page as read, upright.
 
 from __future__ import annotations
 
+from PIL import Image
+
 from ocrqueue.documents.choice import choose, tesseract
 from ocrqueue.documents.engines import get_engine
-from ocrqueue.documents.firstlook import look, turn
+from ocrqueue.documents.firstlook import FirstLook, look, turn
 from ocrqueue.documents.layout.raster import find_rules
 from ocrqueue.documents.layout.straighten import deskew
 from ocrqueue.documents.model import Block, PageResult
 from ocrqueue.documents.ocrcommon import Figures, OcrPage
 from ocrqueue.documents.ocrpage import read_whole_page
 from ocrqueue.documents.ocrregions import read_regions
-from ocrqueue.documents.options import AUTO, ProcessOptions
+from ocrqueue.documents.options import ProcessOptions
 from ocrqueue.documents.pages import PageInput
 from ocrqueue.documents.scripts import scripts_in, scripts_of_languages
-
-POOR_LINE_CONFIDENCE = 0.6
-POOR_LINE_SHARE = 0.25
+from ocrqueue.documents.secondlook import HAN, han_in_poor_lines, may_hold_han
 
 
 def from_ocr(page: PageInput, options: ProcessOptions, warnings: list[str]) -> PageResult:
-    raster = page.render(options.dpi)
-    if raster.lowered_from is not None:
-        warnings.append(f"rendered at {raster.dpi} dpi instead of {raster.lowered_from} to stay within the limits")
-    first = look(raster.image, raster.dpi, tesseract())
+    image, first, dpi, scale = _upright(page, options, warnings)
     width, height = (page.height, page.width) if first.rotation in (90, 270) else (page.width, page.height)
-    if first.rotation:
-        warnings.append(f"turned {first.rotation} degrees clockwise to read it upright")
-    straight = deskew(turn(raster.image, first.rotation), raster.dpi)
+    straight = deskew(image, dpi)
     if straight.angle:
         warnings.append(f"straightened by {straight.angle:.2f} degrees")
-    rules = find_rules(straight, raster.dpi) if options.tables else None
+    rules = find_rules(straight, dpi) if options.tables else None
     scripts = first.scripts
 
     def read(scripts: tuple[str, ...]) -> tuple[str, tuple[str, ...], list[Block], Figures]:
         engine_name, languages = choose(options, scripts)
         engine = get_engine(engine_name)
-        ocr_page = OcrPage(page.index, height, straight, rules, raster.dpi, raster.scale, engine, languages)
+        ocr_page = OcrPage(page.index, height, straight, rules, dpi, scale, engine, languages)
         reader = read_regions if getattr(engine, "reads_regions", False) else read_whole_page
         return (engine.name, languages, *reader(ocr_page, options.layout_model))
 
     name, languages, blocks, figures = read(scripts)
-    if _may_hold_han(options, scripts, blocks):
-        again = read(("Han", "Latin"))
+    if may_hold_han(options, scripts, blocks) and han_in_poor_lines(straight.image, scale, blocks, options):
+        again = read(HAN)
         found = scripts_in(_text(again[2]))
         if "Han" in found:
             (name, languages, blocks, figures), scripts = again, found
@@ -61,7 +56,7 @@ def from_ocr(page: PageInput, options: ProcessOptions, warnings: list[str]) -> P
         height,
         name,
         tuple(blocks),
-        raster.dpi,
+        dpi,
         tuple(warnings),
         figures.images,
         scripts or scripts_of_languages(languages),
@@ -70,15 +65,18 @@ def from_ocr(page: PageInput, options: ProcessOptions, warnings: list[str]) -> P
     )
 
 
-def _may_hold_han(options: ProcessOptions, scripts: tuple[str, ...], blocks: list[Block]) -> bool:
-    """Tesseract's script detection can call a Chinese page Latin when its sample holds many Latin
-    words (a manual full of commands). Read as Latin, Chinese comes back as words of low confidence:
-    when a quarter of the lines are, and languages are auto, the page is read once more with Chinese."""
-    if options.languages != (AUTO,) or "Han" in scripts or "chi_sim" not in tesseract().installed:
-        return False
-    lines = [ln for b in blocks for ln in b.lines if ln.confidence is not None]
-    poor = sum(1 for ln in lines if ln.confidence is not None and ln.confidence < POOR_LINE_CONFIDENCE)
-    return bool(lines) and poor >= POOR_LINE_SHARE * len(lines)
+def _upright(
+    page: PageInput, options: ProcessOptions, warnings: list[str]
+) -> tuple[Image.Image, FirstLook, int, float]:
+    """The page rendered, looked at and turned upright. The render is dropped here once turned: held
+    beside the turned copy, a page lying on its side would keep two colour copies while it is read."""
+    raster = page.render(options.dpi)
+    if raster.lowered_from is not None:
+        warnings.append(f"rendered at {raster.dpi} dpi instead of {raster.lowered_from} to stay within the limits")
+    first = look(raster.image, raster.dpi, tesseract())
+    if first.rotation:
+        warnings.append(f"turned {first.rotation} degrees clockwise to read it upright")
+    return turn(raster.image, first.rotation), first, raster.dpi, raster.scale
 
 
 def _text(blocks: list[Block]) -> str:
