@@ -10,6 +10,12 @@ worker process. A document of more than `--split-pages` pages (the `split_pages`
 default) is read by page-range child tasks that every worker process claims; `--split-pages 0`
 measures one task reading the whole document (the baseline before fan-out).
 
+"W worker processes on W free cores": by default worker process i is pinned to core i (its affinity
+mask), so one worker process has one core and W have W, as on W machines of one core each; its engines
+then run one thread each (documents/cpus.py). `--no-pin` lets every worker process use every core: the
+one-process run then already uses more than one core (Tesseract's OpenMP threads and the layout model
+beside the engine), so the speed-up measures less than the spread of the work.
+
 Prints a table, then one JSON line (last) with pages, workers, seconds_one, seconds_many, speedup,
 peak_rss_mb and the machine's 1-minute load before and after.
 """
@@ -29,6 +35,7 @@ import signal  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "data")]
@@ -44,8 +51,15 @@ from ocrqueue.settings import Settings  # noqa: E402
 from ocrqueue.storage import LocalStorage  # noqa: E402
 
 
-def time_to_result(document: Path, workers: int, work: Path, env: dict[str, str]) -> tuple[float, float]:
-    """Seconds from starting `workers` worker processes to the document's result, and their peak RSS."""
+def _pinned_to(core: int) -> Callable[[], None]:
+    return lambda: os.sched_setaffinity(0, {core})
+
+
+def time_to_result(
+    document: Path, workers: int, work: Path, env: dict[str, str], cores: list[int] | None
+) -> tuple[float, float]:
+    """Seconds from starting `workers` worker processes to the document's result, and their peak RSS;
+    worker process i runs on `cores[i]` alone when cores are given."""
     data = work / f"run-{workers}"
     data.mkdir()
     settings = Settings(data_dir=data, database_url=None, storage_dir=None, storage_url=None)
@@ -64,8 +78,9 @@ def time_to_result(document: Path, workers: int, work: Path, env: dict[str, str]
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=_pinned_to(cores[n]) if cores else None,
             )
-            for log in logs
+            for n, log in enumerate(logs)
         ]
         try:
             while (task := store.get(submitted.task.id)) is not None and not task.status.terminal:
@@ -92,7 +107,17 @@ def main() -> None:
     parser.add_argument(
         "--split-pages", type=int, default=Settings().split_pages, help="pages per child task (0: no split)"
     )
+    parser.add_argument(
+        "--pin",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run worker process i on core i alone (default), or let each use every core",
+    )
     args = parser.parse_args()
+    usable = sorted(os.sched_getaffinity(0))
+    if args.pin and args.workers > len(usable):
+        raise SystemExit(f"--workers {args.workers} needs as many free cores to pin; this process may use {usable}")
+    cores = usable if args.pin else None
     env = {k: v for k, v in os.environ.items() if not k.startswith("OCRQUEUE_")}
     env["OCRQUEUE_SPLIT_PAGES"] = str(args.split_pages)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
@@ -101,8 +126,8 @@ def main() -> None:
         work = Path(scratch)
         document = work / f"scan-{args.pages}.pdf"
         document.write_bytes(scanned_pdf(text_page(ENGLISH, cjk=False), pages=args.pages))
-        one, peak_one = time_to_result(document, 1, work, env)
-        many, peak_many = time_to_result(document, args.workers, work, env)
+        one, peak_one = time_to_result(document, 1, work, env, cores)
+        many, peak_many = time_to_result(document, args.workers, work, env, cores)
     speedup = one / many
     print(f"{'worker processes':<18} {'pages':>6} {'seconds':>9} {'pages/s':>8} {'peak RSS MB':>12}")
     print(f"{1:<18} {args.pages:>6} {one:>9.1f} {args.pages / one:>8.2f} {peak_one:>12.0f}")
@@ -112,6 +137,7 @@ def main() -> None:
         "pages": args.pages,
         "workers": args.workers,
         "split_pages": args.split_pages,
+        "pinned": args.pin,
         "seconds_one": round(one, 2),
         "seconds_many": round(many, 2),
         "speedup": round(speedup, 3),

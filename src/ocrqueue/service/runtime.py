@@ -6,14 +6,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import os
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from types import FrameType
 
 from prometheus_client import REGISTRY, start_http_server
 
 from ocrqueue.documents import keep_page_buffers
+from ocrqueue.documents.cpus import THREAD_LIMIT_VARIABLE, thread_share
 from ocrqueue.queue import Registry, Store, Worker, open_store
 from ocrqueue.queue.metrics import QueueDepthCollector
 from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
@@ -152,15 +154,25 @@ def worker_command(concurrency: int, kinds: list[str], verbose: bool) -> Callabl
     return command
 
 
+def worker_environment(environ: Mapping[str, str], engine_slots: int) -> dict[str, str]:
+    """The environment of a supervised worker: `OMP_THREAD_LIMIT` is its share of this machine's cores
+    for `engine_slots` engine calls at once across all children, unless the operator set it."""
+    environment = dict(environ)
+    environment.setdefault(THREAD_LIMIT_VARIABLE, str(thread_share(engine_slots)))
+    return environment
+
+
 def supervisor(
     tasks: Tasks, settings: Settings, processes: int, concurrency: int, kinds: list[str], verbose: bool
 ) -> Supervisor:
     """Worker processes under this one, each replaced when it exits or dies (see queue/supervisor.py).
-    Each child runs its own webhook outbox, as any `ocrqueue worker` does."""
+    Each child runs its own webhook outbox, as any `ocrqueue worker` does, and its engines use its
+    share of the cores (`OMP_THREAD_LIMIT`, unless the environment sets it)."""
     return Supervisor(
         tasks.store,
         worker_command(concurrency, kinds, verbose),
         processes,
+        env=worker_environment(os.environ, processes * concurrency),
         crash_messages=crash_messages(),
         backoff_base_seconds=settings.backoff_base_seconds,
         backoff_cap_seconds=settings.backoff_cap_seconds,
