@@ -4,6 +4,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BOOTSTRAP_PYTHON ?= python3
 PYTEST_ARGS ?=
+# test processes for `make test` (pytest-xdist): tests mostly wait on real processes, so two overlap well on 2 cores
+TEST_PROCESSES ?= 2
 
 .PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-accuracy bench-viewer bench-memory bench-bigdoc venv system-deps-serve system-deps-test lock clean
 
@@ -28,7 +30,7 @@ serve: system-deps-serve venv
 ## test: lint, type-check, then every test on SQLite and PostgreSQL
 test: system-deps-test venv check
 	scripts/ensure-postgres.sh
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist worksteal $(PYTEST_ARGS)
 
 lint: venv
 	$(VENV)/bin/ruff check src tests bench

@@ -10,6 +10,7 @@ and rendered as a simulated scan (grey, tilted, blurred, noisy, JPEG; seeded per
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import io
 import json
@@ -66,13 +67,18 @@ def load_pages(manifest: Path = MANIFEST) -> list[RealPage]:
 
 
 def fetch(pages: Iterable[RealPage], cache: Path = DEFAULT_CACHE) -> None:
-    """Make every page's PDF present in ``cache``; raises FetchError saying what failed."""
-    wanted: dict[tuple[str, str], set[str]] = {}
-    for page in pages:
-        if not page.pdf_path(cache).is_file():
-            wanted.setdefault((page.package, page.version), set()).add(page.file)
-    for (package, version), files in sorted(wanted.items()):
-        _fetch_package(package, version, sorted(files), cache / f"{package}_{version}")
+    """Make every page's PDF present in ``cache``; raises FetchError saying what failed. Processes
+    that fetch at once (pytest-xdist workers) take turns on a lock file, so that none reads a PDF
+    another is still writing and apt-get runs once per package."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with (cache / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        wanted: dict[tuple[str, str], set[str]] = {}
+        for page in pages:
+            if not page.pdf_path(cache).is_file():
+                wanted.setdefault((page.package, page.version), set()).add(page.file)
+        for (package, version), files in sorted(wanted.items()):
+            _fetch_package(package, version, sorted(files), cache / f"{package}_{version}")
 
 
 def _fetch_package(package: str, version: str, files: list[str], target: Path) -> None:

@@ -8,9 +8,11 @@ quick files run in `make test`; `make corpus` (OCRQUEUE_CORPUS=full) runs every 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -66,17 +68,25 @@ INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 
 
 def corpus() -> Path:
-    """tests/resources of the pinned sdist, downloaded once and unpacked next to it."""
+    """tests/resources of the pinned sdist, downloaded once and unpacked next to it (pytest-xdist
+    workers take turns on a lock file)."""
     cache = Path(os.environ.get("OCRQUEUE_CORPUS_CACHE", Path.home() / ".cache" / "ocrqueue"))
     folder = cache / f"ocrmypdf-{OCRMYPDF_VERSION}-resources"
-    if folder.is_dir():
-        return folder
     cache.mkdir(parents=True, exist_ok=True)
+    with (cache / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not folder.is_dir():
+            _unpack(cache, folder)
+    return folder
+
+
+def _unpack(cache: Path, folder: Path) -> None:
     sdist = cache / f"ocrmypdf-{OCRMYPDF_VERSION}.tar.gz"
     if not sdist.exists():
         pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", "ocrmypdf"]
         subprocess.run([*pip, f"ocrmypdf=={OCRMYPDF_VERSION}", "--dest", str(cache)], check=True, timeout=600)
     partial = cache / f"{folder.name}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
     prefix = f"ocrmypdf-{OCRMYPDF_VERSION}/tests/resources/"
     with tarfile.open(sdist) as archive:
         members = [m for m in archive.getmembers() if m.name.startswith(prefix) and m.isfile()]
@@ -84,7 +94,6 @@ def corpus() -> Path:
             member.name = member.name[len(prefix) :]
         archive.extractall(partial, members=members, filter="data")
     partial.rename(folder)
-    return folder
 
 
 def _files(full: bool) -> list[Path]:
