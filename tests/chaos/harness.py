@@ -559,8 +559,9 @@ class ChaosRun:
         return len(self._ocr_tasks())
 
     def _terminal(self) -> int:
-        counts = self.store.counts_by_status()
-        return sum(n for status, n in counts.items() if status.terminal)
+        """Submitted documents that have ended. Not `counts_by_status`: that counts a big document's
+        page-range children too, which ended the drain while a parent still waited for its last child."""
+        return sum(1 for task in self.store.get_many(list(self.task_ids.values())) if task.status.terminal)
 
     def _progress(self) -> tuple[int, int]:
         running = self.store.list_tasks(statuses=[TaskStatus.RUNNING], limit=1000).tasks
