@@ -42,13 +42,6 @@ def test_a_thousand_page_pdf_through_convert_stays_flat(thousand_pages: Path, tm
     assert (tmp_path / "out" / "long" / "long.json").stat().st_size > 10_000_000
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="peaks at ~780 MB (was ~1,140 MB before the second look read lines instead of the whole page): "
-    "the first read by Tesseract alone peaks at ~575-593 MB (~134 MB of it freed memory kept by "
-    "keep_page_buffers, the layout model's colour copy of the page), and loading RapidOCR for the second "
-    "look's lines adds ~+190 MB (open defect)",
-)
 def test_a_poster_sized_page_is_read_within_the_bound(tmp_path: Path) -> None:
     """OCRmyPDF's poster.pdf, one 25 x 50 inch page: 1.2 GB in `convert` when rendered at 200 dpi."""
     run = convert_memory(RESOURCES / "poster.pdf", tmp_path / "out", _env())

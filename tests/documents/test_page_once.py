@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -60,7 +61,7 @@ class RecordingEngine:
 class SpyLayout:
     pages: int = 0
 
-    def detect(self, image: Image.Image) -> list[LayoutBox]:
+    def detect(self, gray: npt.NDArray[np.uint8]) -> list[LayoutBox]:
         self.pages += 1
         return []
 

@@ -86,7 +86,7 @@ def _page_layout(page: OcrPage, use_model: bool) -> tuple[RasterLayout, list[Lay
     model = get_layout_model()
     if model is None:
         return layout, None
-    detected = model.detect(page.image)
+    detected = model.detect(page.straight.gray)
     return analyse(page.straight, page.rules, page.dpi, islands_wanted(detected)), detected
 
 

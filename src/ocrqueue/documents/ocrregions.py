@@ -34,7 +34,7 @@ PAD = 12  # white border (pixels) around region crops: engines read text touchin
 
 def read_regions(page: OcrPage, use_model: bool) -> tuple[list[Block], Figures]:
     model = get_layout_model() if use_model else None
-    detected = model.detect(page.image) if model is not None else None
+    detected = model.detect(page.straight.gray) if model is not None else None
     layout = analyse(page.straight, page.rules, page.dpi, islands_wanted(detected or []))
     rules = page.rules.mask if page.rules is not None else np.zeros_like(page.ink)
     island_boxes = [i.box for i in layout.islands]

@@ -13,8 +13,9 @@ import threading
 from dataclasses import dataclass
 from typing import Literal
 
+import cv2
 import numpy as np
-from PIL import Image
+import numpy.typing as npt
 
 ModelLabel = Literal["text", "title", "figure", "caption", "table", "header", "footer", "formula"]
 
@@ -32,6 +33,9 @@ _LABELS: dict[str, ModelLabel] = {
     "equation": "formula",
 }
 MIN_SCORE = 0.5
+# (width, height) the PP-Layout CDLA model reads, when its handler does not say (rapid_layout's
+# PPModelHandler.img_size is (800, 608), height first).
+INPUT_SIZE = (608, 800)
 MAX_FIGURE_AREA = 0.5  # share of the page
 
 
@@ -54,19 +58,36 @@ class LayoutModel:
         # count, made each page 4x slower in a 2-core container.
         threads = {"intra_op_num_threads": 1, "inter_op_num_threads": 1}
         self._model = RapidLayout(conf_thresh=MIN_SCORE, engine_cfg=threads)
+        self._input = _input_size(self._model)
         self._lock = threading.Lock()
 
-    def detect(self, image: Image.Image) -> list[LayoutBox]:
-        pixels = np.asarray(image.convert("RGB"))
+    def detect(self, gray: npt.NDArray[np.uint8]) -> list[LayoutBox]:
+        """Boxes on the grey page ``gray``, in its pixels.
+
+        The model stretches whatever it is given to its fixed input size with
+        cv2's bilinear resize; doing that resize here, on the grey page, gives the model the very
+        pixels it would have made itself, without the full-size colour copy of the page it needs
+        as input (3 bytes a pixel: ~300 MB on a poster)."""
+        height, width = gray.shape
+        small = cv2.resize(gray, self._input, interpolation=cv2.INTER_LINEAR)
         with self._lock:
-            result = self._model(pixels)
+            result = self._model(cv2.cvtColor(small, cv2.COLOR_GRAY2RGB))
+        sx, sy = width / self._input[0], height / self._input[1]
         out = []
         for box, name, score in zip(result.boxes or (), result.class_names or (), result.scores or (), strict=False):
             label = _LABELS.get(str(name))
             if label is not None and float(score) >= MIN_SCORE:
-                x0, y0, x1, y1 = (round(float(v)) for v in box)
-                out.append(LayoutBox(label, (x0, y0, x1, y1), float(score)))
-        return _plausible(out, image.width * image.height)
+                x0, y0, x1, y1 = (float(v) for v in box)
+                page_box = (round(x0 * sx), round(y0 * sy), round(x1 * sx), round(y1 * sy))
+                out.append(LayoutBox(label, page_box, float(score)))
+        return _plausible(out, width * height)
+
+
+def _input_size(model: object) -> tuple[int, int]:
+    """The (width, height) the model stretches every page to before its network."""
+    handler = getattr(getattr(model, "model_handler", None), "model_processors", None)
+    size = getattr(handler, "img_size", None)
+    return (int(size[1]), int(size[0])) if isinstance(size, tuple) and len(size) == 2 else INPUT_SIZE
 
 
 # rapid-layout builds its loggers inside constructors, each with an INFO console handler unless the
