@@ -35,7 +35,13 @@ pytestmark = [pytest.mark.acceptance, pytest.mark.slow, pytest.mark.timeout(240)
 
 DOCUMENTS = 2
 PAGES = 2
-MAX_ATTEMPTS = 4
+WORKER_PROCESSES = 2
+BREAKER_FAILURES = 2
+# Each worker process has its own breaker, and each charges the attempts of the requests that fail
+# before its breaker opens: at most WORKER_PROCESSES x BREAKER_FAILURES failures in all, which may
+# all fall on one task. One more attempt than the first plus those lets no task run out of attempts
+# while still catching deferrals that spend attempts (each deferral would add one).
+MAX_ATTEMPTS = 1 + WORKER_PROCESSES * BREAKER_FAILURES + 1
 VLM_OPTIONS = {**OPTIONS, "engine": "vlm"}
 
 
@@ -54,7 +60,7 @@ def _vlm_documents() -> list[bytes]:
 def _environment(base_url: str) -> dict[str, str]:
     return {
         "OCRQUEUE_VLM_BASE_URL": base_url,
-        "OCRQUEUE_VLM_BREAKER_FAILURES": "2",
+        "OCRQUEUE_VLM_BREAKER_FAILURES": str(BREAKER_FAILURES),
         "OCRQUEUE_VLM_BREAKER_COOLDOWN_SECONDS": "2",
         "OCRQUEUE_VLM_CONNECT_TIMEOUT_SECONDS": "2",
         "OCRQUEUE_VLM_TIMEOUT_SECONDS": "30",
@@ -102,7 +108,7 @@ def test_model_server_killed_mid_document(db_url: str, store: Store, tmp_path: P
     base = f"http://127.0.0.1:{port}"
     with Processes(tmp_path, db_url, _environment(standin.base_url)) as processes:
         try:
-            args = ["serve", "--host", "127.0.0.1", "--port", str(port), "--workers", "2"]
+            args = ["serve", "--host", "127.0.0.1", "--port", str(port), "--workers", str(WORKER_PROCESSES)]
             serve = processes.start(args, name="serve")
             wait_for(
                 lambda: _model_server_check(base) == "closed", 60, 0.1, f"serve to answer:\n{serve.output()[-3000:]}"
