@@ -21,7 +21,6 @@ TEXT_BOUND_MB = 400
 OCR_BOUND_MB = 600
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 FLAT_MB = 50
-SLOT_BOUND_MB = 500
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +85,10 @@ print(" ".join(sources), *marks)
 
 
 def test_scanned_pdf_read_by_ocr_stays_under_the_memory_bound_and_flat(tmp_path: Path) -> None:
-    """An OCR worker slot at its largest: Tesseract with eng+chi_sim, and the layout model (loaded
-    by the figure pages). The peak is reached within the first pages and does not grow after."""
+    """An OCR worker slot at its largest: Tesseract with eng+chi_sim, the first look's OSD model and
+    the layout model (loaded by the figure pages), under issue 13's bound for a scan with its OCR
+    models loaded (502-528 MB measured since the first look; 500 was this test's bound before it).
+    The peak is reached within the first pages and does not grow after."""
     pdf = PdfBuilder()
     scans = [
         _gray_jpeg(text_page(CHINESE, cjk=True)),
@@ -104,7 +105,7 @@ def test_scanned_pdf_read_by_ocr_stays_under_the_memory_bound_and_flat(tmp_path:
     source, *marks = out.stdout.split()
     first, *later = (int(v) for v in marks)
     assert source == "tesseract"
-    assert max(first, *later) < SLOT_BOUND_MB, f"peak RSS after every 10 pages: {marks} MB"
+    assert max(first, *later) < OCR_BOUND_MB, f"peak RSS after every 10 pages: {marks} MB"
     assert max(later) - first <= 16, f"peak RSS after every 10 pages: {marks} MB"
 
 

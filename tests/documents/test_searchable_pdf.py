@@ -6,6 +6,7 @@ import io
 import re
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import pikepdf
@@ -238,7 +239,14 @@ def test_results_that_do_not_match_the_document_are_refused(samples: Samples) ->
         write_searchable_pdf(data, [first], io.BytesIO())
 
 
-_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=12)
+# Right-to-left and explicit bidi characters are left out: PDFium hands text back in display order,
+# so a word such as "0\u05c6" comes back as "\u05c60". No engine here reads a right-to-left script
+# (no Hebrew or Arabic models are installed); a text layer for one would need its own test.
+_RIGHT_TO_LEFT = {"R", "AL", "AN", "RLE", "RLO", "RLI", "LRE", "LRO", "LRI", "PDF", "PDI", "FSI"}
+_characters = st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp")).filter(
+    lambda c: unicodedata.bidirectional(c) not in _RIGHT_TO_LEFT
+)
+_text = st.text(_characters, min_size=1, max_size=12)
 
 
 @settings(deadline=None, max_examples=60)
