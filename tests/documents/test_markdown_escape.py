@@ -34,6 +34,7 @@ def _rendered(markdown: str) -> str:
 @example("(Timing correction may be adjusted)")
 @example("a\n---")
 @example("a | b\n--|--")
+@example("|\n:-")
 @example("[x](y) and ![i](j) and [r]: /url")
 @example("<div>\nx")
 @example("&copy; &#35; & a")

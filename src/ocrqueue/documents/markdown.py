@@ -61,8 +61,11 @@ def _needs_escape(line: str, i: int, pipes: bool, brackets: bool) -> bool:
     return False
 
 
-def _escape_line(line: str, pipes: bool, brackets: bool) -> str:
-    block_start = -1
+def _escape_line(line: str, pipes: bool, brackets: bool, delimiter_row: bool = False) -> str:
+    """``delimiter_row``: the line would be a table's delimiter row; its first character gets the
+    backslash (a delimiter row holds only ``|``, ``:``, ``-`` and spaces), since escaping the pipes
+    alone still leaves a one-column table (``|`` over ``:-``)."""
+    block_start = len(line) - len(line.lstrip(" \t")) if delimiter_row else -1
     for pattern in _BLOCK_STARTS:
         match = pattern.match(line)
         if match:
@@ -86,8 +89,9 @@ def escape(text: str, pipes: bool = False, brackets: bool = False) -> str:
     cells); otherwise only in a paragraph that has a line a GitHub table would take for its
     delimiter row. ``brackets``: every ``[`` and ``]`` (inside an image description)."""
     lines = text.split("\n")
-    pipes = pipes or ("|" in text and any("-" in ln and _DELIMITER_ROW.match(ln) for ln in lines))
-    return "\n".join(_escape_line(line, pipes, brackets) for line in lines)
+    rows = [bool("|" in text and "-" in ln and _DELIMITER_ROW.match(ln)) for ln in lines]
+    pipes = pipes or any(rows)
+    return "\n".join(_escape_line(line, pipes, brackets, row) for line, row in zip(lines, rows, strict=True))
 
 
 _CLOSING_HASHES = re.compile(r"(?:^|(?<=[ \t]))#+[ \t]*$")
