@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.layout.blocks import reading_sort
 from ocrqueue.documents.layout.tables import find_tables
 from ocrqueue.documents.layout.xycut import _any_band_has_gutter, _runs, xy_cut, xy_cut_page
+from ocrqueue.documents.model import Line
 
 
 def test_xy_cut_reads_title_then_left_then_right_column() -> None:
@@ -29,6 +34,29 @@ def test_header_and_footer_come_first_and_last() -> None:
     mask[20:180, 55:90] = True
     regions = xy_cut_page(mask, 5, 0.07)
     assert [(r.x0, r.y0) for r in regions] == [(10, 2), (10, 20), (55, 20), (60, 190)]
+
+
+def test_words_of_one_row_stay_left_to_right_whatever_their_heights() -> None:
+    """A Chinese word and a Latin word on one row have centres a fraction of a point apart; bands
+    of a fixed height once put the right one first when their centres fell either side of an edge
+    (a table cell read "或缓存条目 ARP NDISC" for "ARP 或 NDISC 缓存条目")."""
+    right = Line("right", BBox(100, 7.4, 140, 17.4))
+    left = Line("left", BBox(0, 7.6, 40, 17.6))
+    below = Line("below", BBox(0, 20, 40, 30))
+    assert [ln.text for ln in reading_sort([below, right, left])] == ["left", "right", "below"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    ys=st.lists(st.floats(0, 500), min_size=1, max_size=30),
+    xs=st.lists(st.floats(0, 500), min_size=30, max_size=30),
+)
+def test_reading_sort_keeps_every_line_and_puts_no_lower_row_first(ys: list[float], xs: list[float]) -> None:
+    lines = [Line(str(i), BBox(x, y, x + 20, y + 10)) for i, (x, y) in enumerate(zip(xs, ys, strict=False))]
+    ordered = reading_sort(lines)
+    assert sorted(ln.text for ln in ordered) == sorted(ln.text for ln in lines)
+    for earlier, later in itertools.pairwise(ordered):
+        assert earlier.bbox.cy <= later.bbox.cy + 5.0  # half a line height: the row's tolerance
 
 
 def _grid(rows: list[int], cols: list[int], size: int = 120) -> tuple[np.ndarray, np.ndarray]:
@@ -60,6 +88,31 @@ def test_table_row_span_and_no_table_without_crossing_rules() -> None:
     lone_h, lone_v = _grid([10, 30], [10, 60])
     lone_v[:] = False
     assert find_tables(lone_h, lone_v, tol=3) == []
+
+
+def test_a_table_open_at_its_sides_takes_its_edges_from_its_horizontal_rules() -> None:
+    """DocBook sets tables with rules between columns only: the outer columns used to be lost."""
+    h, v = _grid([10, 30, 50, 70], [10, 40, 70, 110])
+    v[:, 10:12] = False  # no rule down the left side
+    v[:, 110:112] = False  # nor down the right side
+    (table,) = find_tables(h, v, tol=3)
+    assert (table.n_rows, table.n_cols) == (3, 3)
+    assert (table.x0, table.x1) == (10, 112)
+    (two_columns,) = find_tables(*_open_sides(_grid([10, 30, 50, 70], [10, 60, 110])), tol=3)
+    assert (two_columns.n_rows, two_columns.n_cols) == (3, 2)
+
+
+def test_one_vertical_rule_across_two_horizontal_ones_is_not_a_table() -> None:
+    """A table with a single inner rule needs three horizontal rules to be taken for one."""
+    assert find_tables(*_open_sides(_grid([10, 50], [10, 60, 110])), tol=3) == []
+
+
+def _open_sides(masks: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    h, v = masks
+    v = v.copy()
+    v[:, :12] = False
+    v[:, 100:] = False
+    return h, v
 
 
 @settings(max_examples=200, deadline=None)

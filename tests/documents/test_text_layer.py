@@ -92,6 +92,45 @@ def test_ruled_table_from_vector_rules(samples: Samples) -> None:
     assert page.blocks.index(caption) < [b.type for b in page.blocks].index("table")
 
 
+BOOKTABS = [
+    ["Fruit", "Price", "Origin"],
+    ["Apples", "3.20", "Normandy"],
+    ["Pears", "2.75", "Anjou"],
+    ["Plums", "4.10", "Agen"],
+]
+
+
+def _open_tables_pdf() -> bytes:
+    """A running head over a rule, a paragraph, a table ruled only across (booktabs: top rule,
+    rule under the header, bottom rule) and a table with rules between its columns only."""
+    x0, x1, row = 72.0, 432.0, 20.0
+    ops = [PdfBuilder.text(72, 30, 9, "ACME Corporation internal report"), PdfBuilder.line(72, 44, 523, 44, 0.5)]
+    ops += [PdfBuilder.text(72, 70 + i * 18, 11, line) for i, line in enumerate(ENGLISH)]
+    top = 180.0
+    ops += [PdfBuilder.line(x0, y, x1, y, 0.8) for y in (top, top + row + 4, top + 4 + row * len(BOOKTABS) + 4)]
+    for r, cells in enumerate(BOOKTABS):
+        y = top + 6 + r * row + (4 if r else 0)
+        ops += [PdfBuilder.text(x0 + 6 + c * 130, y, 11, t) for c, t in enumerate(cells)]
+    top = 330.0
+    ops += [PdfBuilder.line(x0, top + r * row, x1, top + r * row, 0.5) for r in range(len(TABLE) + 1)]
+    ops += [PdfBuilder.line(x0 + c * 120, top, x0 + c * 120, top + len(TABLE) * row, 0.5) for c in (1, 2)]
+    for r, cells in enumerate(TABLE):
+        ops += [PdfBuilder.text(x0 + 6 + c * 120, top + 5 + r * row, 11, t) for c, t in enumerate(cells)]
+    pdf = PdfBuilder()
+    pdf.add_page(ops)
+    return pdf.build()
+
+
+def test_tables_ruled_only_across_or_between_columns_are_read_row_by_row() -> None:
+    """Booktabs tables and tables without side rules used to come out column after column (or
+    lose their outer columns); the page's header rule and paragraph stay out of them."""
+    page = run(_open_tables_pdf()).pages[0]
+    tables = [b.table for b in page.blocks if b.table is not None]
+    assert [t.grid() for t in tables] == [BOOKTABS, TABLE]
+    prose = " ".join(b.text for b in page.blocks if b.type == "text")
+    assert all(line in prose for line in ENGLISH)
+
+
 def test_markdown_leaves_out_headers_unless_asked(samples: Samples) -> None:
     result = run(samples.data("born_digital"))
     md = result.to_markdown()

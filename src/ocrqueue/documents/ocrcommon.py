@@ -12,7 +12,7 @@ from ocrqueue.documents.engines import OcrEngine
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block
-from ocrqueue.documents.layout.cells import column_bounds, table_text
+from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
 from ocrqueue.documents.layout.code import mark_monospace
 from ocrqueue.documents.layout.model import LayoutBox
 from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules
@@ -23,7 +23,6 @@ from ocrqueue.documents.text import clean_text, join_words
 
 FIGURE_MIN_IN = 1.0  # a region at least this tall and wide with (almost) no text is a figure
 FIGURE_MAX_TEXT_SHARE = 0.15
-MIN_COLUMN_GAP_IN = 0.15  # whitespace between columns of a table without vertical rules
 ISLAND_LABELS: tuple[IslandKind, ...] = ("figure", "formula", "table")
 
 Box = tuple[int, int, int, int]
@@ -146,7 +145,7 @@ def whitespace_table(lines: list[Line], bbox: BBox) -> Block:
     """A table without vertical rules, from its lines in points: rows are the lines, columns the
     gaps that no word crosses. With fewer than two columns or rows it is read as a text block."""
     lines = [ln for ln in lines if ln.words]
-    columns = column_bounds([w.bbox for ln in lines for w in ln.words], min_gap=MIN_COLUMN_GAP_IN * 72)
+    columns = column_bounds([w.bbox for ln in lines for w in ln.words], min_gap=MIN_COLUMN_GAP_PT)
     if len(columns) < 2 or len(lines) < 2:
         return Block("text", bbox, join_words([ln.text for ln in lines]), mean_confidence(lines), tuple(lines))
     cells = []

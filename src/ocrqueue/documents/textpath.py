@@ -10,6 +10,7 @@ from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import CAPTION, MARGIN_BAND, body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
+from ocrqueue.documents.layout.open_tables import band_table, rule_bands
 from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
 from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables
@@ -146,10 +147,12 @@ def from_text_layer(
     it; text inside a figure (axis labels, diagram words) is the figure's lines, not prose."""
     width, height = page.width, page.height
     figures = [_with_labels(box, layer.lines) for box in _figure_boxes(layer, width, height)]
-    tables = _vector_tables(page.rulings(), width, height) if find_tables_too else []
+    rulings = page.rulings() if find_tables_too else []
+    tables = _vector_tables(rulings, width, height)
     # Rules inside a chart (its frame, ticks, grid) are the chart's, not a table's.
     tables = [t for t in tables if not any(f.contains_center_of(t[0]) for f in figures)]
-    islands = [t[0] for t in tables] + figures
+    open_tables = _open_tables(rulings, layer.lines, [t[0] for t in tables] + figures)
+    islands = [t[0] for t in tables] + [b.bbox for b in open_tables] + figures
     flow: list[Line] = []
     island_lines: list[list[Line]] = [[] for _ in islands]
     for line in layer.lines:
@@ -163,6 +166,8 @@ def from_text_layer(
     def island_block(i: int) -> Block:
         if i < len(tables):
             return _table_block(tables[i], [w for ln in island_lines[i] for w in ln.words])
+        if i < len(tables) + len(open_tables):
+            return open_tables[i - len(tables)]
         name = f"page{page.index + 1}-figure{len(images) + 1}.png"
         box = union([islands[i], *(ln.bbox for ln in island_lines[i])])
         pad = FIGURE_CROP_PAD if island_lines[i] else 0.0
@@ -184,6 +189,16 @@ def from_text_layer(
         blocks.extend(sorted(region_blocks, key=lambda b: b.bbox.y0))  # one column: top to bottom
     blocks.extend(island_block(i) for i in range(len(islands)) if i not in placed)
     return PageResult(page.index, width, height, "text_layer", tuple(blocks), None, tuple(warnings), images)
+
+
+def _open_tables(rulings: list[BBox], lines: tuple[Line, ...], taken: list[BBox]) -> list[Block]:
+    """Tables ruled only across (booktabs), built from the lines whose centres lie in their band."""
+    blocks: list[Block] = []
+    for band in rule_bands(rulings, lines, taken):
+        table = band_table(band, [ln for ln in lines if band.box.contains_center_of(ln.bbox)])
+        if table is not None:
+            blocks.append(Block("table", band.box, table_text(table), 1.0, (), table=table))
+    return blocks
 
 
 def _table_block(table: VectorTable, words: list[Word]) -> Block:

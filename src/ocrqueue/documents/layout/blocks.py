@@ -56,7 +56,15 @@ def reading_sort(lines: Sequence[Line]) -> list[Line]:
     if not lines:
         return []
     tol = max(2.0, statistics.median(line.bbox.height for line in lines) * 0.5)
-    return sorted(lines, key=lambda ln: (round(ln.bbox.cy / tol), ln.bbox.x0))
+    rows: list[list[Line]] = []
+    for line in sorted(lines, key=lambda ln: ln.bbox.cy):
+        # Measured from the row's first line, so a slope of lines cannot chain into one row; a grid
+        # of fixed bands would split a row whose centres straddle a band's edge (CJK and Latin words).
+        if rows and line.bbox.cy - rows[-1][0].bbox.cy <= tol:
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return [line for row in rows for line in sorted(row, key=lambda ln: ln.bbox.x0)]
 
 
 def paragraphs(lines: Sequence[Line]) -> list[list[Line]]:

@@ -10,6 +10,8 @@ from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.model import Line, Table, TableCell, Word
 from ocrqueue.documents.text import join_words
 
+MIN_COLUMN_GAP_PT = 0.15 * 72  # whitespace between columns of a table without vertical rules
+
 
 def grid_cells_to_points(grid: TableGrid, scale: float, dx: float = 0.0, dy: float = 0.0) -> list[TableCell]:
     """Empty cells of ``grid`` with boxes converted from mask pixels (``scale`` px/pt) to points."""

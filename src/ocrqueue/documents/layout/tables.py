@@ -107,11 +107,17 @@ class _Union:
         self.parent[self.find(a)] = self.find(b)
 
 
+OPEN_EDGE_RULES = 2  # horizontal rules that must run past the outer vertical rule for an open side
+OPEN_TABLE_MIN_ROWS = 3  # horizontal rules a table with one vertical rule (two open sides) needs
+
+
 def find_tables(h_rules: Mask, v_rules: Mask, tol: int) -> list[TableGrid]:
-    """Tables formed by at least two horizontal and two vertical rules that cross each other."""
+    """Tables formed by horizontal and vertical rules that cross each other. A table may be open
+    at its sides (only the rules between columns drawn, as DocBook and LaTeX often set them): its
+    horizontal rules then reach past the outermost vertical rule, and their ends are its edges."""
     hs = _segments(h_rules, axis=1)
     vs = _segments(v_rules, axis=0)
-    if len(hs) < 2 or len(vs) < 2:
+    if len(hs) < 2 or not vs:
         return []
     uf = _Union(len(hs) + len(vs))
     for i, h in enumerate(hs):
@@ -123,7 +129,7 @@ def find_tables(h_rules: Mask, v_rules: Mask, tol: int) -> list[TableGrid]:
         groups.setdefault(uf.find(i), ([], []))[0].append(h)
     for j, v in enumerate(vs):
         groups.setdefault(uf.find(len(hs) + j), ([], []))[1].append(v)
-    tables = [_grid(g_h, g_v, h_rules, v_rules, tol) for g_h, g_v in groups.values() if len(g_h) >= 2 and len(g_v) >= 2]
+    tables = [_grid(g_h, g_v, h_rules, v_rules, tol) for g_h, g_v in groups.values() if len(g_h) >= 2]
     return [t for t in tables if t is not None]
 
 
@@ -136,9 +142,28 @@ def _covered(rules: Mask, lo: int, hi: int, across0: int, across1: int, vertical
     return bool(band.any(axis=1).mean() >= 0.6)
 
 
-def _grid(hs: list[Segment], vs: list[Segment], h_rules: Mask, v_rules: Mask, tol: int) -> TableGrid | None:
-    ys = _cluster([h.pos for h in hs], tol)
+def _column_edges(hs: list[Segment], vs: list[Segment], tol: int) -> list[int]:
+    """x of the column edges: the vertical rules, plus the ends of the horizontal rules where
+    enough of them run on past the outermost vertical rule (a side without a rule of its own)."""
     xs = _cluster([v.pos for v in vs], tol)
+    reach = 3 * tol
+    lefts = sorted(h.start for h in hs if h.start < xs[0] - reach)
+    rights = sorted(h.end for h in hs if h.end > xs[-1] + reach)
+    open_left, open_right = len(lefts) >= OPEN_EDGE_RULES, len(rights) >= OPEN_EDGE_RULES
+    if len(xs) == 1 and not (open_left and open_right and len(hs) >= OPEN_TABLE_MIN_ROWS):
+        return xs  # one vertical rule crossing a few horizontal ones is not a table
+    if open_left:
+        xs.insert(0, lefts[len(lefts) // 2])
+    if open_right:
+        xs.append(rights[len(rights) // 2])
+    return xs
+
+
+def _grid(hs: list[Segment], vs: list[Segment], h_rules: Mask, v_rules: Mask, tol: int) -> TableGrid | None:
+    if not vs:
+        return None
+    ys = _cluster([h.pos for h in hs], tol)
+    xs = _column_edges(hs, vs, tol)
     n_rows, n_cols = len(ys) - 1, len(xs) - 1
     if n_rows < 1 or n_cols < 1:
         return None
