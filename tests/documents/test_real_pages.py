@@ -81,10 +81,33 @@ def test_the_text_layer_path_reads_every_real_page_in_typeset_order() -> None:
     except FetchError as exc:
         pytest.fail(f"the real pages could not be fetched: {exc}")
     errors: dict[str, float] = {}
+    chinese_code: list[str] = []  # CJK fonts carry the FixedPitch flag: Chinese prose came out as code
+    code_pages_without_code: list[str] = []
+    # A box round text (a listing, an example) is a frame, read as blocks: no "table" of one
+    # column, no code swallowed by a figure (a chart's clipped paths reached over the listing).
+    one_column_tables: list[str] = []
+    code_in_figures: list[str] = []
     for page in pages:
         with open_document(variant_bytes(page, "text_layer")) as doc:
             generator = doc.pages()
             result = process_page(next(generator), ProcessOptions())
         errors[page.id] = text_cer(ground_truth(page), full_text(result))
+        code = [b.text for b in result.blocks if b.type == "code"]
+        chinese_code += [f"{page.id}: {text[:40]}" for text in code if _han_share(text) > 0.5]
+        if page.kind == "code" and not code:
+            code_pages_without_code.append(page.id)
+        one_column_tables += [page.id for b in result.blocks if b.table is not None and b.table.n_cols == 1]
+        code_in_figures += [
+            page.id for b in result.blocks if b.type == "figure" and any(ln.monospace for ln in b.lines)
+        ]
     assert sum(errors.values()) / len(errors) <= TEXT_LAYER_MEAN_CER
     assert {p: errors[p] for p in TEXT_LAYER_PAGE_CER if errors[p] > TEXT_LAYER_PAGE_CER[p]} == {}
+    assert chinese_code == []
+    assert code_pages_without_code == []
+    assert one_column_tables == []
+    assert code_in_figures == []
+
+
+def _han_share(text: str) -> float:
+    chars = [ch for ch in text if not ch.isspace()]
+    return sum("\u4e00" <= ch <= "\u9fff" for ch in chars) / max(1, len(chars))

@@ -119,30 +119,56 @@ def _segment_points(obj: pdfium.PdfObject) -> list[tuple[float, float, bool]]:
 def graphics(page: pdfium.PdfPage, frame: PageFrame) -> tuple[list[BBox], list[BBox]]:
     """Raster images and vector drawings, as boxes in the displayed page's points. A drawing is a
     form XObject on the page that draws paths or images (how LaTeX, Word and most tools place a
-    chart), or a cluster of at least DRAWING_MIN_PATHS paths on the page itself that are not
+    chart), boxed round what it shows (paths, images and labels, each cut to its clip path),
+    or a cluster of at least DRAWING_MIN_PATHS paths on the page itself that are not
     mostly thin lines (a ruled table is)."""
     images: list[BBox] = []
     drawings: list[BBox] = []
     loose_paths: list[tuple[float, float, float, float]] = []
-    form: BBox | None = None
-    form_draws = False
+    drawn: list[tuple[float, float, float, float]] = []  # what the current form draws, page space
+    labels: list[tuple[float, float, float, float]] = []  # and the text it shows
     for obj, outer, depth in page_objects(page):
-        if depth == 0 and form is not None:
-            drawings.extend([form] if form_draws else [])
-            form, form_draws = None, False
+        if depth == 0 and (drawn or labels):
+            drawings.extend([frame.box(*_union(drawn + labels))] if drawn else [])
+            drawn, labels = [], []
         kind = obj.type
         if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
             images.append(frame.box(*_bounds(obj, outer)))
-        if depth == 0 and kind == pdfium_c.FPDF_PAGEOBJ_FORM:
-            form = frame.box(*_bounds(obj, outer))
-        elif depth > 0 and kind in (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE):
-            form_draws = True
+        if depth > 0 and kind in (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfium_c.FPDF_PAGEOBJ_TEXT):
+            shown = _shown_bounds(obj, outer)
+            (labels if kind == pdfium_c.FPDF_PAGEOBJ_TEXT else drawn).extend([shown] if shown is not None else [])
         elif depth == 0 and kind == pdfium_c.FPDF_PAGEOBJ_PATH:
             loose_paths.append(_bounds(obj, outer))
-    if form is not None and form_draws:
-        drawings.append(form)
+    if drawn:
+        drawings.append(frame.box(*_union(drawn + labels)))
     drawings += [frame.box(*box) for box in _path_clusters(loose_paths)]
     return images, drawings
+
+
+def _shown_bounds(obj: pdfium.PdfObject, outer: Matrix) -> tuple[float, float, float, float] | None:
+    """The object's bounds in page space cut to its clip path (None: clipped away). A chart's
+    contour paths run far past its frame and are clipped to it; their own bounds took in half
+    the page, the code listing above the chart included."""
+    left, bottom, right, top = _bounds(obj, outer)
+    clip = pdfium_c.FPDFPageObj_GetClipPath(obj)
+    if not clip:
+        return left, bottom, right, top
+    x, y = ctypes.c_float(), ctypes.c_float()
+    points = []
+    for i in range(pdfium_c.FPDFClipPath_CountPaths(clip)):
+        for j in range(pdfium_c.FPDFClipPath_CountPathSegments(clip, i)):
+            segment = pdfium_c.FPDFClipPath_GetPathSegment(clip, i, j)
+            if pdfium_c.FPDFPathSegment_GetPoint(segment, x, y):
+                points.append(_apply(outer, x.value, y.value))
+    if not points:
+        return left, bottom, right, top
+    left, bottom = max(left, min(p[0] for p in points)), max(bottom, min(p[1] for p in points))
+    right, top = min(right, max(p[0] for p in points)), min(top, max(p[1] for p in points))
+    return (left, bottom, right, top) if left < right and bottom < top else None
+
+
+def _union(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
+    return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
 
 
 def _path_clusters(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:

@@ -64,6 +64,7 @@ _MONO_NAME = re.compile(
     r"mono|courier|consol|inconsolata|typewriter|menlo|monaco|sourcecode|(?:^|\+)[a-z]{0,3}tt\d", re.IGNORECASE
 )
 _FIXED_PITCH_FLAG = 1
+MAX_WIDE_SHARE_IN_CODE = 0.3  # a code line may carry a Chinese comment; more CJK than this is prose
 
 
 class _FontNames:
@@ -76,6 +77,17 @@ class _FontNames:
         self.flags = ctypes.c_int()
         self.known: dict[tuple[bytes, int], bool] = {}
 
+    def line_is_monospace(self, text: str | list[str], first: int, last: int, end: int) -> bool:
+        """Whether the line ``text[first:end]`` is set in a fixed-pitch font, asked at its first
+        character and its last word's. Chinese and Japanese characters do not count: CJK fonts
+        carry the FixedPitch flag (every ideograph is one em wide), which made Chinese prose a
+        code block; and a line that is mostly CJK is prose, even when it opens with a command."""
+        chars = [ch for ch in text[max(first, 0) : end] if ch and not ch.isspace()]
+        if sum(_wide(ch) for ch in chars) > MAX_WIDE_SHARE_IN_CODE * len(chars):
+            return False
+        ends = [i for i in (first, last) if 0 <= i < len(text) and not _wide(text[i])]
+        return bool(ends) and all(self.monospace(i) for i in ends)
+
     def monospace(self, index: int) -> bool:
         if index < 0 or not pdfium_c.FPDFText_GetFontInfo(self.raw, index, self.buffer, 128, self.flags):
             return False
@@ -84,6 +96,10 @@ class _FontNames:
             name = self.buffer.value.decode("latin-1")
             self.known[key] = bool(self.flags.value & _FIXED_PITCH_FLAG) or bool(_MONO_NAME.search(name))
         return self.known[key]
+
+
+def _wide(ch: str) -> bool:
+    return bool(ch) and unicodedata.east_asian_width(ch[0]) in ("W", "F")
 
 
 def _line(words: list[Word], font_size: float | None, monospace: bool = False) -> Line:
@@ -129,8 +145,9 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 words.append(Word(text_of_word, to_page(x0, y0, x1, y1), 1.0))
                 last = start
         if words:
-            monospace = fonts.monospace(first) and fonts.monospace(last)
-            lines.append(_line(words, float(font_size(raw, first)), monospace))
+            lines.append(
+                _line(words, float(font_size(raw, first)), fonts.line_is_monospace(text, first, last, line.end()))
+            )
     counts = Counter(text)
     visible = sum(k for ch, k in counts.items() if not ch.isspace())
     bad = sum(k for ch, k in counts.items() if not ch.isspace() and _is_bad(ch))
@@ -187,7 +204,7 @@ def _lines(
             started = False
             if ch in _BREAKS or hyphen_break:
                 if words:
-                    lines.append(_line(words, font_size, fonts.monospace(first) and fonts.monospace(last)))
+                    lines.append(_line(words, font_size, fonts.line_is_monospace(text, first, last, i)))
                     words.clear()
                 font_size = None
                 first = -1

@@ -144,51 +144,82 @@ def from_text_layer(
 ) -> PageResult:
     """Blocks from the text layer; ruled tables from vector strokes; embedded images and vector
     drawings as figures (cropped by rendering just their area). Text inside a table belongs to
-    it; text inside a figure (axis labels, diagram words) is the figure's lines, not prose."""
+    it; text inside a figure (axis labels, diagram words) is the figure's lines, not prose. A box
+    drawn round text (a "table" of one column, a shaded code listing) is a frame: its text is
+    read as blocks of its own, kept together."""
     width, height = page.width, page.height
-    figures = [_with_labels(box, layer.lines) for box in _figure_boxes(layer, width, height)]
+    drawn = [_with_labels(box, layer.lines) for box in _figure_boxes(layer, width, height)]
+    frames = [box for box in drawn if _is_listing(box, layer.lines)]
+    figures = [box for box in drawn if box not in frames]
     rulings = page.rulings() if find_tables_too else []
     tables = _vector_tables(rulings, width, height)
     # Rules inside a chart (its frame, ticks, grid) are the chart's, not a table's.
     tables = [t for t in tables if not any(f.contains_center_of(t[0]) for f in figures)]
-    open_tables = _open_tables(rulings, layer.lines, [t[0] for t in tables] + figures)
-    islands = [t[0] for t in tables] + [b.bbox for b in open_tables] + figures
+    # One column of cells is a box round text (a listing shaded line by line), not a table.
+    frames += [t[0] for t in tables if t[2] == 1]
+    tables = [t for t in tables if t[2] > 1]
+    open_tables = _open_tables(rulings, layer.lines, [t[0] for t in tables] + figures + frames)
+    # Smaller islands first: a line in a table inside a frame belongs to the table.
+    islands = sorted(
+        [("table", t[0]) for t in tables] + [("frame", f) for f in frames] + [("figure", f) for f in figures],
+        key=lambda island: island[1].area,
+    )
+    islands = [("open_table", b.bbox) for b in open_tables] + islands
     flow: list[Line] = []
     island_lines: list[list[Line]] = [[] for _ in islands]
     for line in layer.lines:
-        idx = next((i for i, box in enumerate(islands) if box.contains_center_of(line.bbox)), None)
+        idx = next((i for i, (_, box) in enumerate(islands) if box.contains_center_of(line.bbox)), None)
         if idx is None:
             flow.append(line)
         else:
             island_lines[idx].append(line)
     images: dict[str, bytes] = {}
+    by_box = {t[0]: t for t in tables}
+    open_by_box = {b.bbox: b for b in open_tables}
 
-    def island_block(i: int) -> Block:
-        if i < len(tables):
-            return _table_block(tables[i], [w for ln in island_lines[i] for w in ln.words])
-        if i < len(tables) + len(open_tables):
-            return open_tables[i - len(tables)]
+    def island_blocks(i: int) -> list[Block]:
+        kind, box = islands[i]
+        if kind == "open_table":
+            return [open_by_box[box]]
+        if kind == "table":
+            return [_table_block(by_box[box], [w for ln in island_lines[i] for w in ln.words])]
+        if kind == "frame":
+            return build_blocks(reading_sort(island_lines[i]), height, body)
         name = f"page{page.index + 1}-figure{len(images) + 1}.png"
-        box = union([islands[i], *(ln.bbox for ln in island_lines[i])])
+        box = union([box, *(ln.bbox for ln in island_lines[i])])
         pad = FIGURE_CROP_PAD if island_lines[i] else 0.0
         images[name] = png_bytes(
             page.render_region(BBox(box.x0 - pad, box.y0 - pad, box.x1 + pad, box.y1 + pad), figure_dpi)
         )
-        return figure_block(box, island_lines[i], name)
+        return [figure_block(box, island_lines[i], name)]
 
-    regions = _regions([w for ln in flow for w in ln.words], islands, width, height)
+    boxes = [box for _, box in islands]
+    regions = _regions([w for ln in flow for w in ln.words], boxes, width, height)
     body = body_size(flow)
     blocks: list[Block] = []
     placed: set[int] = set()
     for region, lines in zip(regions, _split_lines(tuple(flow), regions), strict=True):
-        region_blocks = build_blocks(reading_sort(lines), height, body)
-        for i, box in enumerate(islands):
+        # One column, top to bottom; the blocks of one island stay together, in their own order.
+        groups = [(b.bbox.y0, [b]) for b in build_blocks(reading_sort(lines), height, body)]
+        for i, box in sorted(enumerate(boxes), key=lambda item: item[1].y0):  # figures named top down
             if i not in placed and region.contains_center_of(box):
                 placed.add(i)
-                region_blocks.append(island_block(i))
-        blocks.extend(sorted(region_blocks, key=lambda b: b.bbox.y0))  # one column: top to bottom
-    blocks.extend(island_block(i) for i in range(len(islands)) if i not in placed)
+                groups.append((box.y0, island_blocks(i)))
+        blocks.extend(b for _, group in sorted(groups, key=lambda g: g[0]) for b in group)
+    blocks.extend(b for i in range(len(islands)) if i not in placed for b in island_blocks(i))
     return PageResult(page.index, width, height, "text_layer", tuple(blocks), None, tuple(warnings), images)
+
+
+LISTING_MIN_LINES = 3
+LISTING_MONOSPACE_SHARE = 0.8
+
+
+def _is_listing(box: BBox, lines: tuple[Line, ...]) -> bool:
+    """A drawing behind lines that are mostly monospaced is a shaded code listing, not a chart."""
+    inside = [ln for ln in lines if box.contains_center_of(ln.bbox)]
+    return len(inside) >= LISTING_MIN_LINES and sum(ln.monospace for ln in inside) >= LISTING_MONOSPACE_SHARE * len(
+        inside
+    )
 
 
 def _open_tables(rulings: list[BBox], lines: tuple[Line, ...], taken: list[BBox]) -> list[Block]:

@@ -18,7 +18,12 @@ from ocrqueue.documents.layout.rows import merge_rows
 from ocrqueue.documents.model import Line, Table, TableCell, Word
 from ocrqueue.documents.text import join_words
 
-MIN_RULES = 3  # top, under the header, bottom: two rules alone frame code listings and boxes too
+MIN_RULES = 3  # top, under the header, bottom
+# Two rules alone also frame code listings and boxes: between only two, most rows must fall
+# into the same columns, and there must be a few of them.
+TWO_RULE_MIN_ROWS = 3
+TWO_RULE_ROW_SHARE = 0.5
+LISTING_MONOSPACE_SHARE = 0.8
 SAME_EDGE_PT = 3.0  # how far the ends of two rules of one table may differ
 RULE_MIN_ASPECT = 8.0  # a rule is at least this many times longer than thick
 
@@ -35,7 +40,8 @@ class RuleBand:
 def rule_bands(rules: Sequence[BBox], lines: Sequence[Line], taken: Sequence[BBox]) -> list[RuleBand]:
     """Bands of at least ``MIN_RULES`` horizontal rules of one width (outside ``taken`` boxes)
     in which every slab between two rules that holds text has a row split into columns: a
-    page's header rule above a paragraph and a table is not part of the table."""
+    page's header rule above a paragraph and a table is not part of the table. Two rules make a
+    band only around rows laid out in columns (``_grid_like``)."""
     near = [_near(t) for t in taken]
     horizontal = sorted(
         (
@@ -59,7 +65,11 @@ def rule_bands(rules: Sequence[BBox], lines: Sequence[Line], taken: Sequence[BBo
             if not _tabular(_lines_between(lines, top.x0, top.x1, above.cy, rule.cy)):
                 break
             chain.append(j)
-        if len(chain) >= MIN_RULES:
+        if len(chain) == 2:
+            first, last = horizontal[chain[0]], horizontal[chain[1]]
+            if not _grid_like(_lines_between(lines, top.x0, top.x1, first.cy, last.cy)):
+                continue
+        if len(chain) >= 2:
             used.update(chain)
             bottom, header = horizontal[chain[-1]], horizontal[chain[-2]]
             bands.append(RuleBand(BBox(top.x0, top.cy, top.x1, bottom.cy), header.cy))
@@ -103,6 +113,19 @@ def _nearest(columns: list[tuple[float, float]], x: float) -> int:
 
 def _lines_between(lines: Sequence[Line], x0: float, x1: float, y0: float, y1: float) -> list[Line]:
     return [ln for ln in lines if x0 <= ln.bbox.cx <= x1 and y0 < ln.bbox.cy < y1]
+
+
+def _grid_like(lines: list[Line]) -> bool:
+    """Rows that mostly fall into the same two or more columns: a table, not a framed listing
+    (monospaced lines, whose line numbers make a column of their own)."""
+    rows = merge_rows(ln for ln in lines if ln.words)
+    columns = _columns(rows)
+    if len(rows) < TWO_RULE_MIN_ROWS or len(columns) < 2:
+        return False
+    if sum(ln.monospace for ln in lines) >= LISTING_MONOSPACE_SHARE * len(lines):
+        return False
+    spread = sum(len({_nearest(columns, w.bbox.cx) for w in row.words}) >= 2 for row in rows)
+    return spread >= TWO_RULE_ROW_SHARE * len(rows)
 
 
 def _tabular(lines: list[Line]) -> bool:
