@@ -109,7 +109,8 @@ def analyse(
     islands = [Island(kind, box) for kind, box in detected or [] if kind != "table"]
     rule_mask = rules.mask if rules is not None else np.zeros_like(page.ink)
     if rules is not None:
-        for t in rules.grids:
+        # A grid of one column is a box round text (a listing, an example), read as text.
+        for t in (t for t in rules.grids if t.n_cols > 1):
             box = (t.x0, t.y0, t.x1, t.y1)
             if not any(i.kind == "figure" and _overlap_share(box, i.box) > 0.5 for i in islands):
                 islands.append(Island("table", box, t))
@@ -119,6 +120,7 @@ def analyse(
         for kind, box in detected or []:
             if kind == "table" and not any(_overlap_share(box, r) > 0.3 or _overlap_share(r, box) > 0.3 for r in ruled):
                 islands.append(Island("table", box))
+    islands = _apart(islands)
     factor = max(1, round(dpi / GRID_DPI))
     if islands or rule_mask.any():
         text_ink = page.ink & ~rule_mask
@@ -137,6 +139,28 @@ def analyse(
     return _place(leaves, islands, factor, text_grid, rule_mask)
 
 
+ISLAND_PRIORITY = {"table": 0, "formula": 1, "figure": 2}
+ISLAND_MAX_OVERLAP = 0.5
+
+
+def _apart(islands: list[Island]) -> list[Island]:
+    """Islands that do not cover one another: where two do (the layout model calls one box both a
+    figure and a formula, or a formula sits in a ruled box), a ruled table is kept before a table
+    the model found, then a formula, then a figure, the larger first. Each island is read on its
+    own, so two over one area gave its text twice."""
+    ranked = sorted(
+        islands,
+        key=lambda i: (i.grid is None, ISLAND_PRIORITY[i.kind], -(i.box[2] - i.box[0]) * (i.box[3] - i.box[1])),
+    )
+    kept: list[Island] = []
+    for island in ranked:
+        if not any(
+            max(_overlap_share(island.box, k.box), _overlap_share(k.box, island.box)) > ISLAND_MAX_OVERLAP for k in kept
+        ):
+            kept.append(island)
+    return kept
+
+
 def _place(leaves: list[Region], islands: list[Island], factor: int, text_grid: Mask, rules: Mask) -> RasterLayout:
     """Cut each leaf around the islands inside it, so text above an island reads before it and
     text below after it; a leaf without text of its own is just its islands."""
@@ -144,9 +168,12 @@ def _place(leaves: list[Region], islands: list[Island], factor: int, text_grid: 
     after: dict[int, int] = {}
     for leaf in leaves:
         box = (leaf.x0 * factor, leaf.y0 * factor, leaf.x1 * factor, leaf.y1 * factor)
-        inside = sorted(
-            (i for i, isl in enumerate(islands) if i not in after and _overlap_share(isl.box, box) > 0.5),
-            key=lambda i: islands[i].box[1],
+        inside = _side_by_side_left_first(
+            sorted(
+                (i for i, isl in enumerate(islands) if i not in after and _overlap_share(isl.box, box) > 0.5),
+                key=lambda i: islands[i].box[1],
+            ),
+            islands,
         )
         top = leaf.y0
         for i in inside:
@@ -154,8 +181,22 @@ def _place(leaves: list[Region], islands: list[Island], factor: int, text_grid: 
             after[i] = len(regions)
             top = max(top, -(-islands[i].box[3] // factor))
         _add_text(regions, text_grid, Region(leaf.x0, top, leaf.x1, leaf.y1), factor)
-    order = sorted(range(len(islands)), key=lambda i: (after.get(i, len(regions)), islands[i].box[1]))
+    placed = {i: n for n, i in enumerate(after)}  # the order islands were met in, leaf by leaf
+    order = sorted(range(len(islands)), key=lambda i: (after.get(i, len(regions)), placed.get(i, 0), islands[i].box[1]))
     return RasterLayout(regions, [islands[i] for i in order], [after.get(i, len(regions)) for i in order], rules)
+
+
+def _side_by_side_left_first(order: list[int], islands: list[Island]) -> list[int]:
+    """Islands top to bottom, but of two side by side (most of their heights shared) the left
+    one first: a LaTeX source box and its output, a pair of figures, start a few pixels apart."""
+    order = list(order)
+    for end in range(len(order) - 1, 0, -1):
+        for j in range(end):
+            a, b = islands[order[j]].box, islands[order[j + 1]].box
+            shared = min(a[3], b[3]) - max(a[1], b[1])
+            if shared > 0.5 * min(a[3] - a[1], b[3] - b[1]) and b[0] < a[0]:
+                order[j], order[j + 1] = order[j + 1], order[j]
+    return order
 
 
 def _add_text(regions: list[tuple[int, int, int, int]], grid: Mask, part: Region, factor: int) -> None:
