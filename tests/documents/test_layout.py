@@ -8,9 +8,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from PIL import Image, ImageDraw
 
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.blocks import reading_sort
+from ocrqueue.documents.layout.raster import analyse
+from ocrqueue.documents.layout.straighten import Straightened, deskew
 from ocrqueue.documents.layout.tables import find_tables
 from ocrqueue.documents.layout.xycut import _any_band_has_gutter, _runs, xy_cut, xy_cut_page
 from ocrqueue.documents.model import Line
@@ -127,3 +130,27 @@ def test_bands_with_a_gutter_found_at_once_as_band_by_band(mask: np.ndarray, min
         for i in range(0, len(bands), 2)
     )
     assert _any_band_has_gutter(mask, gaps, min_gap) == expected
+
+
+def _page_with_boxes(boxes: list[tuple[int, int, int, int]]) -> Straightened:
+    image = Image.new("L", (1000, 800), 255)
+    draw = ImageDraw.Draw(image)
+    for box in boxes:
+        draw.rectangle(box, fill=0)
+    return deskew(image.convert("RGB"), 100)
+
+
+def test_islands_over_one_area_are_read_once() -> None:
+    """The layout model may call one box a figure and a formula at once: each island is read, so
+    both gave the box's text (a LaTeX source box came out twice)."""
+    box = (100, 100, 400, 300)
+    page = _page_with_boxes([box])
+    layout = analyse(page, None, 100, [("figure", box), ("formula", (104, 102, 404, 296))])
+    assert [i.kind for i in layout.islands] == ["formula"]
+
+
+def test_islands_side_by_side_are_read_left_first() -> None:
+    """A source box and its output, the right one starting a few pixels higher."""
+    left, right = (100, 306, 400, 500), (404, 300, 800, 510)  # too close for a gutter: one region
+    layout = analyse(_page_with_boxes([left, right]), None, 100, [("formula", right), ("formula", left)])
+    assert [i.box for i in layout.islands] == [left, right]
