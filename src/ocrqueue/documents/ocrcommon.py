@@ -11,9 +11,10 @@ from PIL import Image
 from ocrqueue.documents.engines import OcrEngine
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.images import png_bytes
-from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block
+from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
 from ocrqueue.documents.layout.code import mark_monospace
+from ocrqueue.documents.layout.margins import split_margin, with_notes
 from ocrqueue.documents.layout.model import LayoutBox
 from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules
 from ocrqueue.documents.layout.straighten import Straightened
@@ -114,31 +115,42 @@ def region_blocks(
     region_lines: list[list[Line]],
     detected: Sequence[LayoutBox] | None,
     figures: Figures,
-) -> list[list[Block]]:
-    """Blocks of each text region (lines in points). Without a layout model (``detected`` None),
-    a big region with hardly any text is taken for a figure."""
+) -> tuple[list[list[Block]], list[Block]]:
+    """Blocks of each text region (lines in points), and the page's margin notes as blocks of
+    their own (layout/margins.py; ``in_reading_order`` places them). Without a layout model
+    (``detected`` None), a big region with hardly any text is taken for a figure."""
     body = body_size(ln for lines in region_lines for ln in lines)
     captions = [b.box for b in detected or () if b.label == "caption"]
+    boxes = [BBox(*box).scaled(1 / page.scale) for box in layout.regions]
+    drawn = [
+        detected is None
+        and min(bbox.width, bbox.height) >= FIGURE_MIN_IN * 72
+        and len(lines) < 3
+        and _text_share(lines, bbox) < FIGURE_MAX_TEXT_SHARE
+        for bbox, lines in zip(boxes, region_lines, strict=True)
+    ]
+    texts, notes = split_margin([[] if figure else lines for figure, lines in zip(drawn, region_lines, strict=True)])
     out: list[list[Block]] = []
-    for box, lines in zip(layout.regions, region_lines, strict=True):
-        bbox = BBox(*box).scaled(1 / page.scale)
-        big = min(bbox.width, bbox.height) >= FIGURE_MIN_IN * 72
-        if detected is None and big and len(lines) < 3 and _text_share(lines, bbox) < FIGURE_MAX_TEXT_SHARE:
+    for box, figure, lines, text in zip(layout.regions, drawn, region_lines, texts, strict=True):
+        if figure:
             out.append([figures.add(box, lines)])
         else:
-            blocks = build_blocks(mark_monospace(lines), page.height, body)
+            blocks = build_blocks(mark_monospace(text), page.height, body)
             out.append([_relabel(b, captions, page.scale) for b in blocks])
-    return out
+    return out, build_blocks(mark_monospace(reading_sort(notes)), page.height, body)
 
 
-def in_reading_order(layout: RasterLayout, per_region: list[list[Block]], island_blocks: list[Block]) -> list[Block]:
-    """Each island goes before the text region it was placed ahead of (or at the end)."""
+def in_reading_order(
+    layout: RasterLayout, per_region: list[list[Block]], island_blocks: list[Block], notes: list[Block]
+) -> list[Block]:
+    """Each island goes before the text region it was placed ahead of (or at the end); margin
+    notes after the blocks they stand beside."""
     blocks: list[Block] = []
     for i, region in enumerate(per_region):
         blocks.extend(b for b, after in zip(island_blocks, layout.island_after, strict=True) if after == i)
         blocks.extend(region)
     blocks.extend(b for b, after in zip(island_blocks, layout.island_after, strict=True) if after >= len(per_region))
-    return blocks
+    return with_notes(blocks, notes)
 
 
 def whitespace_table(lines: list[Line], bbox: BBox) -> Block:

@@ -74,9 +74,9 @@ def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figure
         regions = [*layout.regions, _union_px(parts.orphans)]
         layout = RasterLayout(regions, layout.islands, layout.island_after, layout.rules)
     figures = Figures(page)
-    per_region = region_blocks(page, layout, region_lines, detected, figures)
+    per_region, notes = region_blocks(page, layout, region_lines, detected, figures)
     island_blocks = [_island_block(page, isl, p, figures) for isl, p in zip(layout.islands, parts.islands, strict=True)]
-    return in_reading_order(layout, per_region, island_blocks), figures
+    return in_reading_order(layout, per_region, island_blocks, notes), figures
 
 
 def _page_layout(page: OcrPage, use_model: bool) -> tuple[RasterLayout, list[LayoutBox] | None]:

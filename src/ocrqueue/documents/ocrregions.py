@@ -44,9 +44,9 @@ def read_regions(page: OcrPage, use_model: bool) -> tuple[list[Block], Figures]:
         out = page.engine.recognize(crop, _request(page, "text"))
         region_lines.append([to_points(ln, dx, dy, page.scale) for ln in out.lines])
     figures = Figures(page)
-    per_region = region_blocks(page, layout, region_lines, detected, figures)
+    per_region, notes = region_blocks(page, layout, region_lines, detected, figures)
     island_blocks = [_island_block(page, isl, rules, figures) for isl in layout.islands]
-    return in_reading_order(layout, per_region, island_blocks), figures
+    return in_reading_order(layout, per_region, island_blocks, notes), figures
 
 
 def _request(page: OcrPage, task: str) -> RecognitionRequest:

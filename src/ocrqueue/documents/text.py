@@ -27,6 +27,19 @@ def is_cjk(ch: str) -> bool:
     return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
 
 
+MAX_WIDE_SHARE_IN_CODE = 0.3  # a code line may carry a Chinese comment; more CJK than this is prose
+
+
+def mostly_wide(text: str) -> bool:
+    """Whether more than ``MAX_WIDE_SHARE_IN_CODE`` of the visible characters are East Asian wide
+    (ideographs, kana, full-width forms): such a line is prose, even in a fixed-pitch font
+    (every ideograph is one em wide, so CJK fonts carry the FixedPitch flag and CJK text keeps a
+    regular pitch)."""
+    chars = [ch for ch in text if not ch.isspace()]
+    wide = sum(unicodedata.east_asian_width(ch) in ("W", "F") for ch in chars)
+    return wide > MAX_WIDE_SHARE_IN_CODE * len(chars)
+
+
 def is_unwanted(ch: str) -> bool:
     """Control, surrogate, unassigned-noncharacter and format characters other than the joiners
     scripts need: none of them is text a reader sees, and some break JSON viewers or terminals."""

@@ -19,7 +19,7 @@ from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.pages import TextLayer
 from ocrqueue.documents.pdfframe import PageFrame
 from ocrqueue.documents.pdfgraphics import graphics
-from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, is_unwanted
+from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, is_unwanted, mostly_wide
 
 _BREAKS = {"\n", "\r"}
 _HYPHEN_BREAKS = {"\x02", "\ufffe"}
@@ -64,7 +64,6 @@ _MONO_NAME = re.compile(
     r"mono|courier|consol|inconsolata|typewriter|menlo|monaco|sourcecode|(?:^|\+)[a-z]{0,3}tt\d", re.IGNORECASE
 )
 _FIXED_PITCH_FLAG = 1
-MAX_WIDE_SHARE_IN_CODE = 0.3  # a code line may carry a Chinese comment; more CJK than this is prose
 
 
 class _FontNames:
@@ -79,11 +78,9 @@ class _FontNames:
 
     def line_is_monospace(self, text: str | list[str], first: int, last: int, end: int) -> bool:
         """Whether the line ``text[first:end]`` is set in a fixed-pitch font, asked at its first
-        character and its last word's. Chinese and Japanese characters do not count: CJK fonts
-        carry the FixedPitch flag (every ideograph is one em wide), which made Chinese prose a
-        code block; and a line that is mostly CJK is prose, even when it opens with a command."""
-        chars = [ch for ch in text[max(first, 0) : end] if ch and not ch.isspace()]
-        if sum(_wide(ch) for ch in chars) > MAX_WIDE_SHARE_IN_CODE * len(chars):
+        character and its last word's; a line that is mostly CJK is prose (``mostly_wide``), and
+        CJK characters at its ends do not count."""
+        if mostly_wide("".join(text[max(first, 0) : end])):
             return False
         ends = [i for i in (first, last) if 0 <= i < len(text) and not _wide(text[i])]
         return bool(ends) and all(self.monospace(i) for i in ends)

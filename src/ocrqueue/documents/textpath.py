@@ -10,6 +10,7 @@ from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import CAPTION, MARGIN_BAND, body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
+from ocrqueue.documents.layout.margins import split_margin, with_notes
 from ocrqueue.documents.layout.open_tables import band_table, rule_bands
 from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
 from ocrqueue.documents.layout.straighten import GRID_DPI
@@ -194,6 +195,7 @@ def from_text_layer(
         return [figure_block(box, island_lines[i], name)]
 
     boxes = [box for _, box in islands]
+    (flow,), margin = split_margin([flow])
     regions = _regions([w for ln in flow for w in ln.words], boxes, width, height)
     body = body_size(flow)
     blocks: list[Block] = []
@@ -207,6 +209,7 @@ def from_text_layer(
                 groups.append((box.y0, island_blocks(i)))
         blocks.extend(b for _, group in sorted(groups, key=lambda g: g[0]) for b in group)
     blocks.extend(b for i in range(len(islands)) if i not in placed for b in island_blocks(i))
+    blocks = with_notes(blocks, build_blocks(reading_sort(margin), height, body))
     return PageResult(page.index, width, height, "text_layer", tuple(blocks), None, tuple(warnings), images)
 
 

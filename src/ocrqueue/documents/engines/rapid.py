@@ -1,7 +1,8 @@
 """RapidOCR 3.x (PP-OCR models shipped inside its wheel, run with onnxruntime) as an optional engine.
 
 Install with the ``rapidocr`` extra. The angle classifier is off: pages are already straightened
-and upright text is the norm. Detected text pieces are grouped into lines (layout/rows.py). Its
+and upright text is the norm. Detected text pieces are grouped into lines (layout/rows.py), with
+the words in them boxed from the recogniser's own character and word positions. Its
 models read Chinese and English together, so the requested languages only select the engine, they
 do not change the model. The RapidOCR object keeps per-call state, so calls are serialised with a lock.
 """
@@ -9,6 +10,8 @@ do not change the model. The RapidOCR object keeps per-call state, so calls are 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 from PIL import Image
@@ -16,9 +19,9 @@ from PIL import Image
 from ocrqueue.documents.cpus import usable_cpus
 from ocrqueue.documents.engines.base import EngineOutput, RecognitionRequest
 from ocrqueue.documents.errors import InvalidOptionsError
-from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.rows import merge_rows
-from ocrqueue.documents.model import Line
+from ocrqueue.documents.model import Line, Word
 
 
 class RapidOcrEngine:
@@ -55,12 +58,58 @@ class RapidOcrEngine:
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
         pixels = np.asarray(image.convert("RGB"))
         with self._lock:
-            result = self._ocr(pixels, use_cls=False)
+            result = self._ocr(pixels, use_cls=False, return_word_box=True)
         if not isinstance(result, self._output_type) or result.boxes is None:
             return EngineOutput(())
         pieces = []
-        for quad, text, score in zip(result.boxes, result.txts or (), result.scores or (), strict=False):
-            xs, ys = [float(p[0]) for p in quad], [float(p[1]) for p in quad]
+        texts, scores = result.txts or (), result.scores or ()
+        tokens = result.word_results if result.word_results and len(result.word_results) == len(texts) else None
+        for i, (quad, text, score) in enumerate(zip(result.boxes, texts, scores, strict=False)):
             if text.strip():
-                pieces.append(Line(text.strip(), BBox(min(xs), min(ys), max(xs), max(ys)), float(score)))
+                words = _words(text, cast(Sequence[Token], tokens[i])) if tokens is not None else ()
+                pieces.append(Line(text.strip(), _box(quad), float(score), words))
         return EngineOutput(tuple(merge_rows(pieces)))
+
+
+WORD_GAP_HEIGHTS = 0.8  # a gap between two characters wider than this many of their heights parts words
+
+Token = tuple[str, float, Sequence[Sequence[float]] | None]
+
+
+def _box(quad: Sequence[Sequence[float]]) -> BBox:
+    xs, ys = [float(p[0]) for p in quad], [float(p[1]) for p in quad]
+    return BBox(min(xs), min(ys), max(xs), max(ys))
+
+
+def _words(text: str, tokens: Sequence[Token]) -> tuple[Word, ...]:
+    """The piece's words with their own boxes, from the recogniser's tokens (whole words of Latin
+    text, single characters of Chinese and of mixed runs): tokens join into a word until a space
+    in the text or a wide gap between them (a note in the margin beside the line it annotates).
+    Without tokens that match the text, the piece stays one word."""
+    words: list[Word] = []
+    chars: list[str] = []
+    boxes: list[BBox] = []
+    confidences: list[float] = []
+    position = 0
+
+    def flush() -> None:
+        if chars:
+            words.append(Word("".join(chars), union(boxes), min(confidences)))
+            chars.clear()
+            boxes.clear()
+            confidences.clear()
+
+    for token, confidence, quad in tokens:
+        found = text.find(token, position)
+        if not token or found < 0 or quad is None:
+            return ()
+        box = _box(quad)
+        apart = bool(boxes) and box.x0 - boxes[-1].x1 > WORD_GAP_HEIGHTS * max(box.height, boxes[-1].height)
+        if found > position or apart:  # a space (anything else fails the check below)
+            flush()
+        chars.append(token)
+        boxes.append(box)
+        confidences.append(float(confidence))
+        position = found + len(token)
+    flush()
+    return tuple(words) if "".join(w.text for w in words) == "".join(text.split()) else ()

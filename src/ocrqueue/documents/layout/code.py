@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.text import mostly_wide
 
 MIN_WORDS = 3  # fewer words say too little about the pitch; such lines are matched to a neighbour's
 MIN_CHARS = 12
@@ -56,7 +57,10 @@ def _fits_pitch(words: Sequence[Word], pitch: float, bearing_range: tuple[float,
 
 def _verdict(words: Sequence[Word]) -> bool | None:
     """Whether a line's own words show a fixed pitch; None when it has too few to tell (with two
-    words the pitch is found from the pair itself, so any pair would fit)."""
+    words the pitch is found from the pair itself, so any pair would fit). Chinese prose keeps a
+    regular pitch too: a line that is mostly CJK is never code."""
+    if mostly_wide("".join(w.text for w in words)):
+        return False
     if len(words) < MIN_WORDS or sum(len(w.text) for w in words) < MIN_CHARS:
         return None
     pitch = char_pitch([words])
@@ -72,7 +76,7 @@ def mark_monospace(lines: Sequence[Line]) -> list[Line]:
     fixed = [(line, char_pitch([words])) for line, words, v in zip(lines, rows, verdicts, strict=True) if v]
     out = []
     for line, words, verdict in zip(lines, rows, verdicts, strict=True):
-        if verdict is None and fixed and words:
+        if verdict is None and fixed and words and not mostly_wide(line.text):
             near, pitch = min(fixed, key=lambda f: _distance(line, f[0]))
             close = _distance(line, near) <= NEIGHBOUR_LINES * near.bbox.height
             verdict = close and _fits_pitch(words, pitch, NEIGHBOUR_BEARINGS)
