@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import io
 
+import generate
 import pytest
 from metrics import text_cer
 from PIL import Image
@@ -55,6 +56,41 @@ def test_a_page_with_no_options_is_read_in_its_own_script(
     assert text_cer(expected, "\n".join(b.text for b in page.blocks)) < 0.05
     assert page.rotation == 0
     assert words in "\n".join(b.text for b in page.blocks)
+
+
+ENGLISH_BODY = generate.ENGLISH + generate.LEFT_COLUMN + generate.RIGHT_COLUMN
+
+
+def _english_page_with_a_chinese_abstract() -> bytes:
+    """An English page (OSD calls it Latin: it reports one script a page) with two lines of
+    Chinese at its foot, as a paper with a Chinese abstract has: too few for a quarter of its
+    lines to be read poorly."""
+    image, draw = generate._page()
+    english, chinese = (
+        generate._font(generate.DEJAVU, 30),
+        generate._font(generate.NOTO_CJK, 34, generate.NOTO_CJK_SC_INDEX),
+    )
+    y = generate.MARGIN
+    for line in ENGLISH_BODY:
+        draw.text((generate.MARGIN, y), line, font=english, fill="black")
+        y += 62
+    y += 60
+    for line in generate.CHINESE[:2]:
+        draw.text((generate.MARGIN, y), line, font=chinese, fill="black")
+        y += 62
+    out = io.BytesIO()
+    image.save(out, "PNG", dpi=(300, 300))
+    return out.getvalue()
+
+
+def test_a_latin_page_with_a_few_lines_of_chinese_is_read_with_both() -> None:
+    """Read as English only, the Chinese lines came back as Latin garbage; a few poorly read lines
+    that hold Chinese when read as such send the page to the engine for pages with Chinese."""
+    page = run(_english_page_with_a_chinese_abstract()).pages[0]
+    text = "\n".join(b.text for b in page.blocks)
+    assert set(page.scripts) == {"Han", "Latin"}
+    assert "chi_sim" in page.languages
+    assert text_cer("\n".join(ENGLISH_BODY + generate.CHINESE[:2]), text) < 0.05
 
 
 def test_a_text_layer_page_records_the_scripts_of_its_characters(samples: Samples) -> None:

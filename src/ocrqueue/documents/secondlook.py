@@ -1,10 +1,11 @@
 """A second look at a page the first look called Latin but that Tesseract read poorly: is it Chinese?
 
 Tesseract's script detection can call a Chinese page Latin when its sample holds many Latin words
-(a manual full of commands). Read as Latin, Chinese comes back as words of low confidence: when a
-quarter of the lines are, and languages are auto, the page may hold Chinese. Its poorly read
-lines are then read again as Chinese, each cropped on its own (``PROBE_LINES`` of them, spread
-over the page); only when Chinese is found in them is the whole page read again. Reading the
+(a manual full of commands), and it reports one script per page, so a Latin page with a few lines
+of Chinese is Latin to it. Read as Latin, Chinese comes back as words of low confidence. When
+languages are auto, the poorly read lines are read again as Chinese, each cropped on its own
+(``PROBE_LINES`` of them, spread over the page); only when Chinese is found in them is the whole
+page read again, as a page with Chinese (RapidOCR reads its Latin lines too). Reading the
 whole page again to find out cost a poster (a page of display type, poorly read but Latin)
 RapidOCR's model and ~500 MB on each of its large regions, for a reading that was thrown away.
 The lines are read by Tesseract (chi_sim+eng), not by the engine that would read a Chinese page
@@ -26,28 +27,35 @@ POOR_LINE_CONFIDENCE = 0.6
 POOR_LINE_SHARE = 0.25
 PROBE_LINES = 12
 PROBE_PAD_PX = 12  # white around a line: engines read text touching the edge badly
+# A page with fewer poor lines may still hold a few lines of Chinese (an English paper's Chinese
+# abstract, a Chinese caption): two of its poor lines must then read as Chinese, so that one line
+# of noise Tesseract reads as a Han character does not send an English page to RapidOCR.
+MIXED_MIN_POOR_LINES = 2
+MIXED_MIN_HAN_LINES = 2
 HAN = ("Han", "Latin")
 
 
 def may_hold_han(options: ProcessOptions, scripts: tuple[str, ...], blocks: list[Block]) -> bool:
-    """Languages are auto, Chinese is installed and was not found, and a quarter of the lines
-    were read with low confidence (a Chinese manual page full of commands: 82 %, English pages 0-5 %)."""
+    """Languages are auto, Chinese is installed and was not found, and some lines were read with
+    low confidence (a Chinese manual page full of commands: 82 %; English pages 0-5 %)."""
     if options.languages != (AUTO,) or "Han" in scripts or "chi_sim" not in tesseract().installed:
         return False
-    lines = _lines(blocks)
-    return bool(lines) and len(_poor(lines)) >= POOR_LINE_SHARE * len(lines)
+    return len(_poor(_lines(blocks))) >= MIXED_MIN_POOR_LINES
 
 
 def han_in_poor_lines(image: Image.Image, scale: float, blocks: list[Block], options: ProcessOptions) -> bool:
     """Whether the page's poorly read lines hold Chinese when read by Tesseract with the languages a
-    Chinese page gets. ``image`` is the page as read (upright and straight), ``scale`` its pixels
-    per point."""
-    poor = _poor(_lines(blocks))
+    Chinese page gets: one such line when a quarter of the page's lines are poor, two otherwise
+    (a few lines of Chinese on a Latin page). ``image`` is the page as read (upright and
+    straight), ``scale`` its pixels per point."""
+    lines = _lines(blocks)
+    poor = _poor(lines)
+    needed = 1 if len(poor) >= POOR_LINE_SHARE * len(lines) else MIXED_MIN_HAN_LINES
     step = max(1, len(poor) / PROBE_LINES)
     sample = [poor[int(i * step)] for i in range(min(len(poor), PROBE_LINES))]
     _, languages = choose(options, HAN)
     engine = tesseract()
-    texts: list[str] = []
+    found = 0
     for line in sample:
         box = line.bbox.scaled(scale)
         crop = image.crop(
@@ -59,8 +67,10 @@ def han_in_poor_lines(image: Image.Image, scale: float, blocks: list[Block], opt
             )
         )
         out = engine.recognize(crop, RecognitionRequest(languages, "text", round(scale * 72)))
-        texts.extend(ln.text for ln in out.lines)
-    return "Han" in scripts_in("".join(texts))
+        found += "Han" in scripts_in("".join(ln.text for ln in out.lines))
+        if found >= needed:
+            return True
+    return False
 
 
 def _lines(blocks: list[Block]) -> list[Line]:
