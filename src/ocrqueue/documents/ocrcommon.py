@@ -14,7 +14,7 @@ from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
 from ocrqueue.documents.layout.code import mark_monospace
-from ocrqueue.documents.layout.margins import split_margin, with_notes
+from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.model import LayoutBox
 from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules
 from ocrqueue.documents.layout.straighten import Straightened
@@ -135,7 +135,8 @@ def region_blocks(
         if figure:
             out.append([figures.add(box, lines)])
         else:
-            blocks = build_blocks(mark_monospace(text), page.height, body)
+            chunks = at_notes(mark_monospace(text), notes)
+            blocks = [b for chunk in chunks for b in build_blocks(chunk, page.height, body)]
             out.append([_relabel(b, captions, page.scale) for b in blocks])
     return out, build_blocks(mark_monospace(reading_sort(notes)), page.height, body)
 

@@ -10,7 +10,7 @@ from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import CAPTION, MARGIN_BAND, body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
-from ocrqueue.documents.layout.margins import split_margin, with_notes
+from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.open_tables import band_table, rule_bands
 from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
 from ocrqueue.documents.layout.straighten import GRID_DPI
@@ -202,7 +202,8 @@ def from_text_layer(
     placed: set[int] = set()
     for region, lines in zip(regions, _split_lines(tuple(flow), regions), strict=True):
         # One column, top to bottom; the blocks of one island stay together, in their own order.
-        groups = [(b.bbox.y0, [b]) for b in build_blocks(reading_sort(lines), height, body)]
+        chunks = at_notes(reading_sort(lines), margin)
+        groups = [(b.bbox.y0, [b]) for chunk in chunks for b in build_blocks(chunk, height, body)]
         for i, box in sorted(enumerate(boxes), key=lambda item: item[1].y0):  # figures named top down
             if i not in placed and region.contains_center_of(box):
                 placed.add(i)

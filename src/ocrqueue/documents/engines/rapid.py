@@ -71,7 +71,7 @@ class RapidOcrEngine:
         return EngineOutput(tuple(merge_rows(pieces)))
 
 
-WORD_GAP_HEIGHTS = 0.8  # a gap between two characters wider than this many of their heights parts words
+WORD_GAP_HEIGHTS = 0.5  # a gap between two characters wider than this many of their heights parts words
 
 Token = tuple[str, float, Sequence[Sequence[float]] | None]
 

@@ -80,8 +80,31 @@ def with_notes(blocks: Sequence[Block], notes: Sequence[Block]) -> list[Block]:
         reach = note.bbox.y1 + NOTE_REACH_LINES * _line_height(note)
         beside = [i for i, b in enumerate(out) if b.type not in ("header", "footer") and b.bbox.y0 <= reach]
         first_body = next((i for i, b in enumerate(out) if b.type not in ("header",)), len(out))
-        out.insert(beside[-1] + 1 if beside else first_body, note)
+        # The lowest such block, not the last in reading order: a piece of a line cut off as a
+        # region of its own may come after blocks below it.
+        lowest = max(beside, key=lambda i: (out[i].bbox.y0, i), default=None)
+        at = first_body if lowest is None else lowest + 1
+        while at < len(out) and any(out[at] is placed for placed in notes):
+            at += 1  # after the notes placed there before this one, which stand above it
+        out.insert(at, note)
     return out
+
+
+def at_notes(lines: Sequence[Line], notes: Sequence[Line]) -> list[list[Line]]:
+    """``lines`` (one region's, in reading order) cut before each line a note stands beside: the
+    note names the item that line begins, so no paragraph runs on over it (read by OCR, an item
+    and the next one's description were one paragraph, and its note went after both)."""
+    chunks: list[list[Line]] = []
+    for line in lines:
+        if not chunks or any(_beside(line, note) for note in notes):
+            chunks.append([])
+        chunks[-1].append(line)
+    return chunks
+
+
+def _beside(line: Line, note: Line) -> bool:
+    shared = min(line.bbox.y1, note.bbox.y1) - max(line.bbox.y0, note.bbox.y0)
+    return shared > 0.5 * min(line.bbox.height, note.bbox.height)
 
 
 def _body_edge(lines: Sequence[Line]) -> float | None:

@@ -49,7 +49,12 @@ def _trim(mask: Mask, r: Region) -> Region | None:
 
 
 def xy_cut(
-    mask: Mask, min_col_gap: int, max_depth: int = 200, offset_y: int = 0, narrow: NarrowGutter | None = None
+    mask: Mask,
+    min_col_gap: int,
+    max_depth: int = 200,
+    offset_y: int = 0,
+    narrow: NarrowGutter | None = None,
+    offset_x: int = 0,
 ) -> list[Region]:
     """Leaf regions of ``mask`` in reading order; ``min_col_gap`` is the narrowest gutter in cells
     (``narrow``: narrower ones through tall text)."""
@@ -57,7 +62,41 @@ def xy_cut(
     root = _trim(mask, Region(0, 0, mask.shape[1], mask.shape[0]))
     if root is not None:
         _cut(mask, root, min_col_gap, out, max_depth, narrow)
-    return [Region(r.x0, r.y0 + offset_y, r.x1, r.y1 + offset_y) for r in out]
+    return [Region(r.x0 + offset_x, r.y0 + offset_y, r.x1 + offset_x, r.y1 + offset_y) for r in out]
+
+
+MARGIN_GUTTER_IN = 0.04  # the narrowest gap between notes in the left margin and the body
+MARGIN_MIN_IN = 0.5  # notes' zone: at least this wide (list markers and line numbers are narrower)
+MARGIN_MAX_SHARE = 0.35  # and at most this share of the text's width
+MARGIN_ALIGNED_SHARE = 0.4  # rows of the body that start at its edge (the rest are indented)
+
+
+def margin_split(mask: Mask, cells_per_inch: int) -> int | None:
+    """The column at which a zone of notes in the left margin ends and the body begins, when a
+    gap runs down the whole of ``mask`` there, the zone left of it is narrow and holds ink in
+    rows apart, and the body's rows mostly start right at the gap (a straight left edge: text
+    set out to the left, as description lists are, crosses the gap instead). Notes this close to
+    the body are too near for a gutter, and cut the body's rows into pieces when taken with it."""
+    columns = np.asarray(mask.any(axis=0), dtype=bool)
+    ink = np.flatnonzero(columns)
+    if ink.size == 0:
+        return None
+    left, right = int(ink[0]), int(ink[-1]) + 1
+    for start, end in _runs(columns):
+        if end - start < max(1, round(MARGIN_GUTTER_IN * cells_per_inch)):
+            continue
+        if start - left < MARGIN_MIN_IN * cells_per_inch or start - left > MARGIN_MAX_SHARE * (right - left):
+            continue
+        if len(_runs(mask[:, left:start].any(axis=1))) < 1:
+            continue  # the zone's ink in one band: a figure or a heading, not notes
+        body = mask[:, end:right]
+        rows = np.flatnonzero(body.any(axis=1))
+        if rows.size == 0:
+            continue
+        starts = body[rows].argmax(axis=1)
+        if np.count_nonzero(starts <= 1) >= MARGIN_ALIGNED_SHARE * rows.size:
+            return end
+    return None
 
 
 NARROW_GUTTER_IN = 0.07
@@ -86,6 +125,7 @@ def xy_cut_page(mask: Mask, min_col_gap: int, margin_band: float, cells_per_inch
             max(1, round(NARROW_GUTTER_IN * cells_per_inch), round(type_gap / 4)),
             round(NARROW_MIN_SIDE_IN * cells_per_inch),
             max(round(NARROW_MIN_HEIGHT_IN * cells_per_inch), round(NARROW_MIN_LINES * line)),
+            max(2, round(line)),
         )
     band = int(height * margin_band)
     inner = sorted(e - s for s, e in gaps[1:-1])
@@ -108,8 +148,16 @@ def xy_cut_page(mask: Mask, min_col_gap: int, margin_band: float, cells_per_inch
     body_end = gaps[-1][0] if bottom < height else height
     out: list[Region] = []
     for y0, y1 in ((0, top), (body_start, body_end), (bottom, height)):
-        if y1 > y0:
+        if y1 <= y0:
+            continue
+        split = (
+            margin_split(mask[y0:y1], cells_per_inch) if cells_per_inch and (y0, y1) == (body_start, body_end) else None
+        )
+        if split is None:
             out.extend(xy_cut(mask[y0:y1], min_col_gap, offset_y=y0, narrow=narrow))
+        else:  # margin notes first (they are placed beside their items later), then the body
+            out.extend(xy_cut(mask[y0:y1, :split], min_col_gap, offset_y=y0, narrow=narrow))
+            out.extend(xy_cut(mask[y0:y1, split:], min_col_gap, offset_y=y0, narrow=narrow, offset_x=split))
     return out
 
 
@@ -143,11 +191,15 @@ def _any_band_has_gutter(sub: Mask, gaps: list[tuple[int, int]], min_col_gap: in
 class NarrowGutter:
     """A gutter narrower than ``min_col_gap`` still splits a region into columns when it runs
     through a tall block of text between two wide parts: word gaps of several lines seldom line up
-    over ``min_height`` cells, and a bullet's gap has a narrow part on its left. All in cells."""
+    over ``min_height`` cells, and a bullet's gap has a narrow part on its left. A region with a
+    gap between its rows of more than ``max_row_gap`` (a line's height) is cut across there first:
+    a paragraph above two boxes side by side had a gap between two characters in line with the
+    boxes' gutter, and was read half by half. All in cells."""
 
     width: int
     min_side: int
     min_height: int
+    max_row_gap: int
 
 
 def _gutters(sub: Mask, min_col_gap: int, narrow: NarrowGutter | None) -> list[tuple[int, int]]:
@@ -155,6 +207,8 @@ def _gutters(sub: Mask, min_col_gap: int, narrow: NarrowGutter | None) -> list[t
     wide = [g for g in runs if g[1] - g[0] >= min_col_gap]
     if wide or narrow is None or sub.shape[0] < narrow.min_height:
         return wide
+    if any(e - s > narrow.max_row_gap for s, e in _runs(sub.any(axis=1))):
+        return []
     width = sub.shape[1]
     return [
         g for g in runs if g[1] - g[0] >= narrow.width and g[0] >= narrow.min_side and width - g[1] >= narrow.min_side
