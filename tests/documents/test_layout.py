@@ -12,10 +12,10 @@ from PIL import Image, ImageDraw
 
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.blocks import reading_sort
-from ocrqueue.documents.layout.raster import analyse
+from ocrqueue.documents.layout.raster import analyse, find_rules
 from ocrqueue.documents.layout.straighten import Straightened, deskew
 from ocrqueue.documents.layout.tables import find_tables
-from ocrqueue.documents.layout.xycut import _any_band_has_gutter, _runs, xy_cut, xy_cut_page
+from ocrqueue.documents.layout.xycut import _any_band_has_gutter, _runs, margin_split, xy_cut, xy_cut_page
 from ocrqueue.documents.model import Line
 
 
@@ -154,3 +154,59 @@ def test_islands_side_by_side_are_read_left_first() -> None:
     left, right = (100, 306, 400, 500), (404, 300, 800, 510)  # too close for a gutter: one region
     layout = analyse(_page_with_boxes([left, right]), None, 100, [("formula", right), ("formula", left)])
     assert [i.box for i in layout.islands] == [left, right]
+
+
+def _notes_page(body_lines: int) -> np.ndarray:
+    """Cells at 50 per inch: notes 30 cells wide at the left (two of them, apart), a gap of 3
+    cells, then the body's lines, each starting at the body's edge (column 40)."""
+    mask = np.zeros((20 + 8 * body_lines, 200), dtype=bool)
+    mask[20:24, 8:37] = True
+    mask[52:56, 12:37] = True
+    for i in range(body_lines):
+        mask[20 + 8 * i : 24 + 8 * i, 40 : 190 - 30 * (i % 2)] = True
+    return mask
+
+
+def test_notes_left_of_a_straight_body_edge_are_cut_off_first() -> None:
+    assert margin_split(_notes_page(8), 50) == 40
+    regions = xy_cut_page(_notes_page(8), 10, 0.0, 50)
+    assert [(r.x0, r.x1) for r in regions][-1] == (40, 190)  # the body is one region, after the notes
+    assert margin_split(_notes_page(2), 50) is None  # a gap down two lines is a gap between words
+
+
+def test_text_set_out_across_the_edge_is_no_margin() -> None:
+    mask = _notes_page(8)
+    mask[36:40, 8:190] = True  # a paragraph running from the notes' side across the edge
+    assert margin_split(mask, 50) is None
+
+
+def test_a_narrow_gutter_gives_way_to_a_gap_of_more_than_a_line() -> None:
+    """A paragraph above two boxes side by side, a gap between two of its characters in line with
+    the boxes' gutter: it was read left half, then right half."""
+    mask = np.zeros((200, 200), dtype=bool)
+    for y in (10, 18):  # the paragraph's two lines, a 4-cell gap at column 100 in each
+        mask[y : y + 5, 10:100] = True
+        mask[y : y + 5, 104:190] = True
+    for y in range(40, 190, 8):  # two boxes' lines, the same 4-cell gutter between them
+        mask[y : y + 5, 10:100] = True
+        mask[y : y + 5, 104:190] = True
+    regions = xy_cut_page(mask, 10, 0.0, 50)
+    assert (regions[0].x0, regions[0].x1, regions[0].y0, regions[0].y1) == (10, 190, 10, 23)
+    assert [(r.x0, r.x1) for r in regions[1:]] == [(10, 100), (104, 190)]
+
+
+def test_thin_rules_across_two_rows_of_cells_are_found() -> None:
+    """At 300 dpi a cell of the coarse grid is 6 pixels; a rule 2 pixels thick lying across two
+    cells is a sixth of each, too little for the grid, and its band was not searched: a table of
+    eight rows came out with five."""
+    image = Image.new("L", (1500, 1200), 255)
+    draw = ImageDraw.Draw(image)
+    rows = [600 + 60 * i for i in range(9)]  # 600 = 6 x 100: each rule's two rows straddle a cell edge
+    for y in rows:
+        draw.rectangle((200, y - 1, 1300, y), fill=0)
+    for x in (600, 900):  # rules between the columns only
+        draw.rectangle((x, rows[0], x + 1, rows[-1]), fill=0)
+    for y in range(100, 500, 50):  # lines of text above it, which the page is straightened by
+        draw.rectangle((200, y, 1300, y + 20), fill=0)
+    (grid,) = find_rules(deskew(image.convert("RGB"), 300), 300).grids
+    assert (grid.n_rows, grid.n_cols) == (8, 3)

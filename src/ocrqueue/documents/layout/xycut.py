@@ -69,6 +69,7 @@ MARGIN_GUTTER_IN = 0.04  # the narrowest gap between notes in the left margin an
 MARGIN_MIN_IN = 0.5  # notes' zone: at least this wide (list markers and line numbers are narrower)
 MARGIN_MAX_SHARE = 0.35  # and at most this share of the text's width
 MARGIN_ALIGNED_SHARE = 0.4  # rows of the body that start at its edge (the rest are indented)
+MARGIN_MIN_BODY_LINES = 6  # lines of body the gap runs down
 
 
 def margin_split(mask: Mask, cells_per_inch: int) -> int | None:
@@ -87,12 +88,12 @@ def margin_split(mask: Mask, cells_per_inch: int) -> int | None:
             continue
         if start - left < MARGIN_MIN_IN * cells_per_inch or start - left > MARGIN_MAX_SHARE * (right - left):
             continue
-        if len(_runs(mask[:, left:start].any(axis=1))) < 1:
+        if not _runs(mask[:, left:start].any(axis=1)):
             continue  # the zone's ink in one band: a figure or a heading, not notes
         body = mask[:, end:right]
         rows = np.flatnonzero(body.any(axis=1))
-        if rows.size == 0:
-            continue
+        if len(_runs(body.any(axis=1))) + 1 < MARGIN_MIN_BODY_LINES:
+            continue  # a gap down a few lines is a gap between words (a receipt in large type)
         starts = body[rows].argmax(axis=1)
         if np.count_nonzero(starts <= 1) >= MARGIN_ALIGNED_SHARE * rows.size:
             return end
@@ -202,24 +203,27 @@ class NarrowGutter:
     max_row_gap: int
 
 
-def _gutters(sub: Mask, min_col_gap: int, narrow: NarrowGutter | None) -> list[tuple[int, int]]:
+def _gutters(sub: Mask, min_col_gap: int, narrow: NarrowGutter | None) -> tuple[list[tuple[int, int]], bool]:
+    """The region's gutters, and whether it is to be cut across first (a narrow gutter runs down
+    it, but so does a gap between rows wider than a line)."""
     runs = _runs(sub.any(axis=0))
     wide = [g for g in runs if g[1] - g[0] >= min_col_gap]
     if wide or narrow is None or sub.shape[0] < narrow.min_height:
-        return wide
-    if any(e - s > narrow.max_row_gap for s, e in _runs(sub.any(axis=1))):
-        return []
+        return wide, False
     width = sub.shape[1]
-    return [
+    narrow_gutters = [
         g for g in runs if g[1] - g[0] >= narrow.width and g[0] >= narrow.min_side and width - g[1] >= narrow.min_side
     ]
+    if narrow_gutters and any(e - s > narrow.max_row_gap for s, e in _runs(sub.any(axis=1))):
+        return [], True
+    return narrow_gutters, False
 
 
 def _cut(
     mask: Mask, r: Region, min_col_gap: int, out: list[Region], depth: int, narrow: NarrowGutter | None = None
 ) -> None:
     sub = mask[r.y0 : r.y1, r.x0 : r.x1]
-    gutters = _gutters(sub, min_col_gap, narrow)
+    gutters, across_first = _gutters(sub, min_col_gap, narrow)
     if gutters and depth > 0:
         s, e = max(gutters, key=lambda g: g[1] - g[0])
         for part in (Region(r.x0, r.y0, r.x0 + s, r.y1), Region(r.x0 + e, r.y0, r.x1, r.y1)):
@@ -231,7 +235,7 @@ def _cut(
     if not gaps or depth <= 0:
         out.append(r)
         return
-    if not _any_band_has_gutter(sub, gaps, min_col_gap):
+    if not across_first and not _any_band_has_gutter(sub, gaps, min_col_gap):
         out.append(r)  # a single column of rows: one region, its lines are found by the engine
         return
     s, e = max(gaps, key=lambda g: g[1] - g[0])
