@@ -210,3 +210,18 @@ def test_thin_rules_across_two_rows_of_cells_are_found() -> None:
         draw.rectangle((200, y, 1300, y + 20), fill=0)
     (grid,) = find_rules(deskew(image.convert("RGB"), 300), 300).grids
     assert (grid.n_rows, grid.n_cols) == (8, 3)
+
+
+def test_a_gap_in_a_long_first_line_over_short_lines_is_no_gutter() -> None:
+    """A paragraph whose first line has a gap a little wider than a gutter near its end (after a
+    full stop, before a thin "一") above shorter lines: its end was cut off as a column."""
+    mask = np.zeros((60, 200), dtype=bool)
+    mask[10:15, 10:150] = True
+    mask[10:15, 162:190] = True  # 12 cells on: a gutter is 10
+    for y in (20, 30, 40):
+        mask[y : y + 5, 10:120] = True
+    regions = xy_cut_page(mask, 10, 0.0, 50)
+    assert [(r.x0, r.x1) for r in regions] == [(10, 190), (10, 120)]  # the first line whole, then the rest
+    columns = mask.copy()
+    columns[20:25, 162:190] = True  # the right side with two lines of its own: a column
+    assert len(xy_cut_page(columns, 10, 0.0, 50)) == 2

@@ -207,7 +207,7 @@ def _gutters(sub: Mask, min_col_gap: int, narrow: NarrowGutter | None) -> tuple[
     """The region's gutters, and whether it is to be cut across first (a narrow gutter runs down
     it, but so does a gap between rows wider than a line)."""
     runs = _runs(sub.any(axis=0))
-    wide = [g for g in runs if g[1] - g[0] >= min_col_gap]
+    wide = [g for g in runs if g[1] - g[0] >= min_col_gap and _columns_either_side(sub, g, min_col_gap)]
     if wide or narrow is None or sub.shape[0] < narrow.min_height:
         return wide, False
     width = sub.shape[1]
@@ -217,6 +217,19 @@ def _gutters(sub: Mask, min_col_gap: int, narrow: NarrowGutter | None) -> tuple[
     if narrow_gutters and any(e - s > narrow.max_row_gap for s, e in _runs(sub.any(axis=1))):
         return [], True
     return narrow_gutters, False
+
+
+SHORT_SIDE_GUTTERS = 1.5  # gutters narrower than this many min_col_gap need lines on both sides
+
+
+def _columns_either_side(sub: Mask, gutter: tuple[int, int], min_col_gap: int) -> bool:
+    """Whether a gutter parts two columns: when it is barely wide enough, each side must hold
+    ink in two rows or more (one line alone is not cut there either). A paragraph's long first
+    line over short ones leaves a gap of that width between two words of the first line (after a
+    stop, before a thin "一"), and its end was cut off as a column of its own."""
+    if gutter[1] - gutter[0] >= SHORT_SIDE_GUTTERS * min_col_gap:
+        return True
+    return all(_runs(side.any(axis=1)) for side in (sub[:, : gutter[0]], sub[:, gutter[1] :]))
 
 
 def _cut(
