@@ -10,6 +10,7 @@ from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import CAPTION, MARGIN_BAND, body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
+from ocrqueue.documents.layout.code import is_listing
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.open_tables import band_table, rule_bands
 from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
@@ -215,15 +216,12 @@ def from_text_layer(
 
 
 LISTING_MIN_LINES = 3
-LISTING_MONOSPACE_SHARE = 0.8
 
 
 def _is_listing(box: BBox, lines: tuple[Line, ...]) -> bool:
     """A drawing behind lines that are mostly monospaced is a shaded code listing, not a chart."""
     inside = [ln for ln in lines if box.contains_center_of(ln.bbox)]
-    return len(inside) >= LISTING_MIN_LINES and sum(ln.monospace for ln in inside) >= LISTING_MONOSPACE_SHARE * len(
-        inside
-    )
+    return len(inside) >= LISTING_MIN_LINES and is_listing(inside)
 
 
 def _open_tables(rulings: list[BBox], lines: tuple[Line, ...], taken: list[BBox]) -> list[Block]:

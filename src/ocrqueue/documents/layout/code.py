@@ -24,6 +24,7 @@ OWN_BEARINGS = (-0.2, 1.0)  # pitches a word's ink is narrower than its characte
 NEIGHBOUR_BEARINGS = (-0.15, 0.65)  # stricter for a short line judged by a neighbour's pitch
 MAX_WIDTH_ERROR = 0.35  # in pitches: a word's width against pitch x characters (less bearings)
 MAX_GRID_ERROR = 0.45  # in pitches: the distance between two words' starts against whole characters
+LISTING_MONOSPACE_SHARE = 0.8  # lines in a fixed-pitch font that make a group of lines a listing
 
 
 def char_pitch(lines: Sequence[Sequence[Word]]) -> float:
@@ -86,6 +87,12 @@ def mark_monospace(lines: Sequence[Line]) -> list[Line]:
 
 def _distance(a: Line, b: Line) -> float:
     return max(a.bbox.y0 - b.bbox.y1, b.bbox.y0 - a.bbox.y1, 0.0)
+
+
+def is_listing(lines: Sequence[Line]) -> bool:
+    """Whether lines are mostly set in a fixed-pitch font: a code listing (line numbers and all),
+    not a table or a chart, whatever is drawn round or behind them."""
+    return bool(lines) and sum(ln.monospace for ln in lines) >= LISTING_MONOSPACE_SHARE * len(lines)
 
 
 def code_text(lines: Sequence[Line]) -> str:

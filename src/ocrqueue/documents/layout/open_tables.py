@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds
+from ocrqueue.documents.layout.code import is_listing
 from ocrqueue.documents.layout.rows import merge_rows
 from ocrqueue.documents.model import Line, Table, TableCell, Word
 from ocrqueue.documents.text import join_words
@@ -23,7 +24,6 @@ MIN_RULES = 3  # top, under the header, bottom
 # into the same columns, and there must be a few of them.
 TWO_RULE_MIN_ROWS = 3
 TWO_RULE_ROW_SHARE = 0.5
-LISTING_MONOSPACE_SHARE = 0.8
 SAME_EDGE_PT = 3.0  # how far the ends of two rules of one table may differ
 RULE_MIN_ASPECT = 8.0  # a rule is at least this many times longer than thick
 
@@ -122,7 +122,7 @@ def _grid_like(lines: list[Line]) -> bool:
     columns = _columns(rows)
     if len(rows) < TWO_RULE_MIN_ROWS or len(columns) < 2:
         return False
-    if sum(ln.monospace for ln in lines) >= LISTING_MONOSPACE_SHARE * len(lines):
+    if is_listing(lines):
         return False
     spread = sum(len({_nearest(columns, w.bbox.cx) for w in row.words}) >= 2 for row in rows)
     return spread >= TWO_RULE_ROW_SHARE * len(rows)
