@@ -74,7 +74,8 @@ class Settings(BaseSettings):
     )
     default_engine: str = Field(
         default="auto",
-        description="OCR engine when a task names none; auto: per page, the one measured best on its script.",
+        description="OCR engine when a task names none; auto: per page, by its script "
+        "(RapidOCR for Chinese, Tesseract for the rest).",
     )
     default_languages: list[str] = Field(
         default_factory=lambda: ["auto"],
