@@ -32,11 +32,11 @@ BOUNDS: dict[tuple[str, str], tuple[float, float, str]] = {
     ("maint-guide-zh-p009", "text_layer"): (0.02, 0.98, "Han"),
     ("maint-guide-zh-p009", "clean"): (0.08, 0.92, "Han"),
     ("maint-guide-zh-p009", "scan"): (0.10, 0.90, "Han"),
-    # Notes in the left margin beside the options they name (measured 0.027, 0.091, 0.098; before
+    # Notes in the left margin beside the options they name (measured 0.027, 0.13, 0.13; before
     # they were split from the body lines: 0.31, 0.33, 0.33).
     ("fduthesis-p011", "text_layer"): (0.06, 0.98, "Han"),
-    ("fduthesis-p011", "clean"): (0.18, 0.96, "Han"),
-    ("fduthesis-p011", "scan"): (0.20, 0.96, "Han"),
+    ("fduthesis-p011", "clean"): (0.25, 0.96, "Han"),
+    ("fduthesis-p011", "scan"): (0.25, 0.96, "Han"),
 }
 
 
