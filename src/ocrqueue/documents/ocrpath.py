@@ -25,7 +25,7 @@ from ocrqueue.documents.ocrregions import read_regions
 from ocrqueue.documents.options import ProcessOptions
 from ocrqueue.documents.pages import PageInput
 from ocrqueue.documents.scripts import scripts_in, scripts_of_languages
-from ocrqueue.documents.secondlook import HAN, han_in_poor_lines, may_hold_han
+from ocrqueue.documents.secondlook import HAN, holds_han
 
 
 def from_ocr(page: PageInput, options: ProcessOptions, warnings: list[str]) -> PageResult:
@@ -45,7 +45,7 @@ def from_ocr(page: PageInput, options: ProcessOptions, warnings: list[str]) -> P
         return (engine.name, languages, *reader(ocr_page, options.layout_model))
 
     name, languages, blocks, figures = read(scripts)
-    if may_hold_han(options, scripts, blocks) and han_in_poor_lines(straight.image, scale, blocks, options):
+    if holds_han(straight.image, scale, blocks, options, scripts):
         again = read(HAN)
         found = scripts_in(_text(again[2]))
         if "Han" in found:

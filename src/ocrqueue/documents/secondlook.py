@@ -35,21 +35,21 @@ MIXED_MIN_HAN_LINES = 2
 HAN = ("Han", "Latin")
 
 
-def may_hold_han(options: ProcessOptions, scripts: tuple[str, ...], blocks: list[Block]) -> bool:
-    """Languages are auto, Chinese is installed and was not found, and some lines were read with
-    low confidence (a Chinese manual page full of commands: 82 %; English pages 0-5 %)."""
+def holds_han(
+    image: Image.Image, scale: float, blocks: list[Block], options: ProcessOptions, scripts: tuple[str, ...]
+) -> bool:
+    """Whether a page read as Latin holds Chinese. Only when languages are auto, Chinese is
+    installed and was not found, and two or more lines were read with low confidence (a Chinese
+    manual page full of commands: 82 %; English pages 0-5 %); then its poorly read lines are read
+    by Tesseract with the languages a Chinese page gets, and must hold Han: one of them when a
+    quarter of the page's lines are poor, two otherwise (a few lines of Chinese on a Latin page).
+    ``image`` is the page as read (upright and straight), ``scale`` its pixels per point."""
     if options.languages != (AUTO,) or "Han" in scripts or "chi_sim" not in tesseract().installed:
         return False
-    return len(_poor(_lines(blocks))) >= MIXED_MIN_POOR_LINES
-
-
-def han_in_poor_lines(image: Image.Image, scale: float, blocks: list[Block], options: ProcessOptions) -> bool:
-    """Whether the page's poorly read lines hold Chinese when read by Tesseract with the languages a
-    Chinese page gets: one such line when a quarter of the page's lines are poor, two otherwise
-    (a few lines of Chinese on a Latin page). ``image`` is the page as read (upright and
-    straight), ``scale`` its pixels per point."""
     lines = _lines(blocks)
     poor = _poor(lines)
+    if len(poor) < MIXED_MIN_POOR_LINES:
+        return False
     needed = 1 if len(poor) >= POOR_LINE_SHARE * len(lines) else MIXED_MIN_HAN_LINES
     step = max(1, len(poor) / PROBE_LINES)
     sample = [poor[int(i * step)] for i in range(min(len(poor), PROBE_LINES))]

@@ -36,8 +36,12 @@ def mostly_wide(text: str) -> bool:
     (every ideograph is one em wide, so CJK fonts carry the FixedPitch flag and CJK text keeps a
     regular pitch)."""
     chars = [ch for ch in text if not ch.isspace()]
-    wide = sum(unicodedata.east_asian_width(ch) in ("W", "F") for ch in chars)
-    return wide > MAX_WIDE_SHARE_IN_CODE * len(chars)
+    return sum(map(is_wide, chars)) > MAX_WIDE_SHARE_IN_CODE * len(chars)
+
+
+def is_wide(ch: str) -> bool:
+    """An East Asian wide or full-width character (one em across)."""
+    return unicodedata.east_asian_width(ch) in ("W", "F")
 
 
 def is_unwanted(ch: str) -> bool:

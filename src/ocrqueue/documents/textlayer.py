@@ -19,7 +19,7 @@ from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.pages import TextLayer
 from ocrqueue.documents.pdfframe import PageFrame
 from ocrqueue.documents.pdfgraphics import graphics
-from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, is_unwanted, mostly_wide
+from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, is_unwanted, is_wide, mostly_wide
 
 _BREAKS = {"\n", "\r"}
 _HYPHEN_BREAKS = {"\x02", "\ufffe"}
@@ -82,7 +82,7 @@ class _FontNames:
         CJK characters at its ends do not count."""
         if mostly_wide("".join(text[max(first, 0) : end])):
             return False
-        ends = [i for i in (first, last) if 0 <= i < len(text) and not _wide(text[i])]
+        ends = [i for i in (first, last) if 0 <= i < len(text) and not (text[i] and is_wide(text[i][0]))]
         return bool(ends) and all(self.monospace(i) for i in ends)
 
     def monospace(self, index: int) -> bool:
@@ -93,10 +93,6 @@ class _FontNames:
             name = self.buffer.value.decode("latin-1")
             self.known[key] = bool(self.flags.value & _FIXED_PITCH_FLAG) or bool(_MONO_NAME.search(name))
         return self.known[key]
-
-
-def _wide(ch: str) -> bool:
-    return bool(ch) and unicodedata.east_asian_width(ch[0]) in ("W", "F")
 
 
 def _line(words: list[Word], font_size: float | None, monospace: bool = False) -> Line:

@@ -77,7 +77,7 @@ def mark_monospace(lines: Sequence[Line]) -> list[Line]:
     fixed = [(line, char_pitch([words])) for line, words, v in zip(lines, rows, verdicts, strict=True) if v]
     out = []
     for line, words, verdict in zip(lines, rows, verdicts, strict=True):
-        if verdict is None and fixed and words and not mostly_wide(line.text):
+        if verdict is None and fixed and words:  # None: not mostly CJK (_verdict)
             near, pitch = min(fixed, key=lambda f: _distance(line, f[0]))
             close = _distance(line, near) <= NEIGHBOUR_LINES * near.bbox.height
             verdict = close and _fits_pitch(words, pitch, NEIGHBOUR_BEARINGS)

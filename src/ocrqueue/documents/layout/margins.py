@@ -14,9 +14,9 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from ocrqueue.documents.geometry import union
 from ocrqueue.documents.layout.blocks import LIST_MARKER
-from ocrqueue.documents.model import Block, Line, Word
+from ocrqueue.documents.layout.rows import split_line
+from ocrqueue.documents.model import Block, Line
 from ocrqueue.documents.text import join_words
 
 MIN_GAP_PT = 3.0  # between a note and the body's left edge
@@ -53,8 +53,8 @@ def split_margin(groups: Sequence[Sequence[Line]]) -> tuple[list[list[Line]], li
             elif not left or len(note) < MIN_NOTE_CHARS or LIST_MARKER.match(note + " "):
                 body.append(line)
             else:
-                notes.append(_part(line, left))
-                body.extend([_part(line, right)] if right else [])
+                notes.append(split_line(line, left))
+                body.extend([split_line(line, right)] if right else [])
         bodies.append(body)
     if len(notes) < 2:
         return unchanged, []
@@ -120,19 +120,6 @@ def _body_edge(lines: Sequence[Line]) -> float | None:
     if len(at_edge) < MIN_BODY_LINES or len(at_edge) < MIN_BODY_SHARE * len(right_of):
         return None
     return edge
-
-
-def _part(line: Line, words: list[Word]) -> Line:
-    if len(words) == len(line.words):
-        return line
-    return Line(
-        join_words([w.text for w in words]),
-        union(w.bbox for w in words),
-        line.confidence,
-        tuple(words),
-        line.font_size,
-        line.monospace,
-    )
 
 
 def _line_height(block: Block) -> float:

@@ -118,11 +118,11 @@ def _lines_between(lines: Sequence[Line], x0: float, x1: float, y0: float, y1: f
 def _grid_like(lines: list[Line]) -> bool:
     """Rows that mostly fall into the same two or more columns: a table, not a framed listing
     (monospaced lines, whose line numbers make a column of their own)."""
+    if is_listing(lines):
+        return False
     rows = merge_rows(ln for ln in lines if ln.words)
     columns = _columns(rows)
     if len(rows) < TWO_RULE_MIN_ROWS or len(columns) < 2:
-        return False
-    if is_listing(lines):
         return False
     spread = sum(len({_nearest(columns, w.bbox.cx) for w in row.words}) >= 2 for row in rows)
     return spread >= TWO_RULE_ROW_SHARE * len(rows)

@@ -69,10 +69,12 @@ def find_rules(page: Straightened, dpi: int) -> Rules:
 
 def _long_runs_near(page: Straightened, factor: int, min_len: int, axis: int) -> Mask:
     """``long_runs`` of the page, looked for only in the bands of rows (axis 1) or columns
-    (axis 0) where the coarse grid holds a run nearly as long: most of a page has none, and the
-    full-resolution pass over the whole page cost more than the rest of the layout analysis."""
+    (axis 0) where the coarse cells with any ink hold a run nearly as long: most of a page has
+    none, and the full-resolution pass over the whole page cost more than the rest of the layout
+    analysis. Not the grid's quarter-ink cells: a thin rule across two rows of them is in neither
+    (Debian Reference p. 124 lost three of its nine)."""
     out = np.zeros_like(page.ink)
-    near = long_runs(_touched(page.ink, factor), max(2, min_len // factor - 2), axis).any(axis=axis)
+    near = long_runs(page.touched, max(2, min_len // factor - 2), axis).any(axis=axis)
     padded = np.concatenate(([False], near, [False]))
     edges = np.flatnonzero(padded[1:] != padded[:-1])
     for start, end in zip(edges[0::2], edges[1::2], strict=True):
@@ -82,14 +84,6 @@ def _long_runs_near(page: Straightened, factor: int, min_len: int, axis: int) ->
         else:
             out[:, lo:hi] = long_runs(page.ink[:, lo:hi], min_len, axis)
     return out
-
-
-def _touched(ink: Mask, factor: int) -> Mask:
-    """Cells of ``factor`` pixels that hold any ink. The page's grid keeps only cells a quarter
-    ink, and a rule one or two pixels thick that falls across two rows of cells is in neither:
-    a table's rules were lost where they did (Debian Reference p. 124, three of nine)."""
-    h, w = ink.shape[0] // factor * factor, ink.shape[1] // factor * factor
-    return np.asarray(ink[:h, :w].reshape(h // factor, factor, w // factor, factor).any(axis=(1, 3)), dtype=bool)
 
 
 def _ink_share(grid: Mask, box: tuple[int, int, int, int], factor: int) -> float:

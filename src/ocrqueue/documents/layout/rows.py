@@ -57,4 +57,11 @@ def split_line(line: Line, words: list[Word]) -> Line:
     weights = [(w.confidence, len(w.text)) for w in words if w.confidence is not None]
     total = sum(n for _, n in weights)
     conf = sum(c * n for c, n in weights) / total if total else line.confidence
-    return Line(join_words([w.text for w in words]), union(w.bbox for w in words), conf, tuple(words), line.font_size)
+    return Line(
+        join_words([w.text for w in words]),
+        union(w.bbox for w in words),
+        conf,
+        tuple(words),
+        line.font_size,
+        line.monospace,
+    )

@@ -99,9 +99,11 @@ def estimate_skew(mask: Mask) -> float:
 
 
 class Straightened:
-    """A page straightened: grey pixels for recognition and analysis, the ink mask and its coarse
-    grid, the content box (the part of the page an engine needs to read, ``_ink_box``; None for a
-    page without ink), and the colour image, turned only if a figure crop asks for it.
+    """A page straightened: grey pixels for recognition and analysis, the ink mask, its coarse
+    grid and the grid's cells that hold any ink at all (``touched``: a rule a pixel or two thick
+    across two rows of cells is in neither row of the grid), the content box (the part of the
+    page an engine needs to read, ``_ink_box``; None for a page without ink), and the colour
+    image, turned only if a figure crop asks for it.
 
     A tilted page is turned even when the engine would read it as well tilted: Tesseract then
     runs words of mixed Latin and Chinese lines together ("Thetotalamount").
@@ -113,10 +115,12 @@ class Straightened:
         gray: npt.NDArray[np.uint8],
         ink: Mask,
         grid: Mask,
+        touched: Mask,
         angle: float,
         content: tuple[int, int, int, int] | None,
     ) -> None:
         self.source, self.gray, self.ink, self.grid, self.angle = source, gray, ink, grid, angle
+        self.touched = touched
         self.content = content
         self.image = Image.fromarray(gray)
         self._color: Image.Image | None = None if angle else source
@@ -187,13 +191,15 @@ def deskew(image: Image.Image, dpi: int) -> Straightened:
     angle = estimate_skew(grid)
     box = _ink_box(grid, touched, factor, round(CONTENT_MARGIN_IN * dpi), gray.shape)
     if abs(angle) < 0.2 or box is None:
-        return Straightened(image, gray, gray <= threshold, grid, 0.0, box)
+        return Straightened(image, gray, gray <= threshold, grid, touched, 0.0, box)
     x0, y0, x1, y1 = _turned_box(box, angle, gray.shape, factor)
     gray = _turn_part(gray, angle, 255, (x0, y0, x1, y1))
-    part, _ = _ink_cells(gray[y0:y1, x0:x1], threshold, factor)
-    grid = np.zeros_like(grid)
-    grid[y0 // factor : y0 // factor + part.shape[0], x0 // factor : x0 // factor + part.shape[1]] = part
-    return Straightened(image, gray, gray <= threshold, grid, angle, (x0, y0, x1, y1))
+    part, part_touched = _ink_cells(gray[y0:y1, x0:x1], threshold, factor)
+    grid, touched = np.zeros_like(grid), np.zeros_like(touched)
+    rows, cols = slice(y0 // factor, y0 // factor + part.shape[0]), slice(x0 // factor, x0 // factor + part.shape[1])
+    grid[rows, cols] = part
+    touched[rows, cols] = part_touched
+    return Straightened(image, gray, gray <= threshold, grid, touched, angle, (x0, y0, x1, y1))
 
 
 def _ink_box(

@@ -91,8 +91,9 @@ def margin_split(mask: Mask, cells_per_inch: int) -> int | None:
         if not _runs(mask[:, left:start].any(axis=1)):
             continue  # the zone's ink in one band: a figure or a heading, not notes
         body = mask[:, end:right]
-        rows = np.flatnonzero(body.any(axis=1))
-        if len(_runs(body.any(axis=1))) + 1 < MARGIN_MIN_BODY_LINES:
+        present = body.any(axis=1)
+        rows = np.flatnonzero(present)
+        if len(_runs(present)) + 1 < MARGIN_MIN_BODY_LINES:
             continue  # a gap down a few lines is a gap between words (a receipt in large type)
         starts = body[rows].argmax(axis=1)
         if np.count_nonzero(starts <= 1) >= MARGIN_ALIGNED_SHARE * rows.size:
