@@ -5,7 +5,7 @@
 # chaos tests) and qpdf (checks the searchable PDFs).
 set -euo pipefail
 
-serve_packages=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
+serve_packages=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-chi-sim tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
 test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf)
 
 case "${1:-serve}" in

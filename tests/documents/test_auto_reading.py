@@ -12,7 +12,7 @@ from metrics import text_cer
 from PIL import Image
 
 from ocrqueue.documents import InvalidOptionsError, ProcessOptions
-from ocrqueue.documents.choice import choose
+from ocrqueue.documents.choice import choose, tesseract
 from ocrqueue.documents.scripts import languages_for, scripts_in
 
 from .conftest import Samples
@@ -33,9 +33,39 @@ def test_explicit_engine_and_languages_win_over_what_a_page_holds() -> None:
     han_engine = "rapidocr" if importlib.util.find_spec("rapidocr") else "tesseract"
     # Chinese is read with English as well (its Latin runs), by the engine measured best on it.
     assert choose(ProcessOptions(), ("Han",)) == (han_engine, ("chi_sim", "eng"))
-    assert choose(ProcessOptions(), ("Latin",)) == ("tesseract", ("eng",))
     assert choose(ProcessOptions(engine="tesseract"), ("Han", "Latin")) == ("tesseract", ("chi_sim", "eng"))
-    assert choose(ProcessOptions(), ()) == ("tesseract", ("eng",))
+
+
+def test_latin_is_read_with_tesseracts_model_for_the_whole_script() -> None:
+    """Latin pages, found or assumed (a blank page), get the Latin script model when it is
+    installed; named languages are kept as named, and a page with Chinese keeps ``eng``."""
+    assert "Latin" in tesseract().installed  # scripts/system-deps.sh installs tesseract-ocr-script-latn
+    assert choose(ProcessOptions(), ("Latin",)) == ("tesseract", ("Latin",))
+    assert choose(ProcessOptions(), ()) == ("tesseract", ("Latin",))
+    assert choose(ProcessOptions(languages=("eng",)), ("Latin",)) == ("tesseract", ("eng",))
+    assert choose(ProcessOptions(engine="tesseract"), ("Han", "Latin"))[1] == ("chi_sim", "eng")
+
+
+ACCENTED = (
+    "Les élèves préfèrent étudier à la bibliothèque où règne le calme.",
+    "Über die Brücke gehen täglich viele Fußgänger und Radfahrer.",
+    "El niño comió una piña en la mañana del año pasado.",
+)
+
+
+def test_accented_latin_is_read_right_with_no_options() -> None:
+    """Tesseract's eng model, the only Latin one installed before, read these as "Briicke", "nifio"
+    and "bibliotheque ot:"; with no options a page of French, German and Spanish comes back right."""
+    image, draw = generate._page()
+    font = generate._font(generate.DEJAVU, 34)
+    for i, line in enumerate(ACCENTED):
+        draw.text((generate.MARGIN, generate.MARGIN + 70 * i), line, font=font, fill="black")
+    out = io.BytesIO()
+    image.save(out, "PNG", dpi=(300, 300))
+    text = "\n".join(b.text for b in run(out.getvalue()).pages[0].blocks)
+    assert text_cer("\n".join(ACCENTED), text) < 0.02
+    for word in ("élèves", "bibliothèque", "Brücke", "täglich", "niño", "piña"):
+        assert word in text
 
 
 def test_auto_languages_cannot_be_mixed_with_named_ones() -> None:

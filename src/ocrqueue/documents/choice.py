@@ -23,6 +23,10 @@ from ocrqueue.documents.scripts import languages_for, scripts_of_languages
 ENGINE_FOR_SCRIPT: dict[str, str] = {"Han": "rapidocr"}
 FALLBACK_ENGINE = "tesseract"
 FALLBACK_LANGUAGES = ("eng",)
+# Tesseract's model for the whole Latin script (Debian's tesseract-ocr-script-latn): it reads the
+# accents of every Latin-script language ("Brücke", "niño"; ``eng`` read "Briicke", "nifio"), and
+# English better than ``eng`` too (bench/accuracy.py: CER 0.024 against 0.027 clean).
+LATIN_MODEL = "Latin"
 
 
 def tesseract() -> TesseractEngine:
@@ -34,7 +38,10 @@ def choose(options: ProcessOptions, scripts: tuple[str, ...]) -> tuple[str, tupl
     if options.languages == (AUTO,):
         if "Han" in scripts and "Latin" not in scripts:
             scripts = (*scripts, "Latin")
-        languages = languages_for(scripts, tesseract().installed) or FALLBACK_LANGUAGES
+        installed = tesseract().installed
+        languages = languages_for(scripts, installed) or FALLBACK_LANGUAGES
+        if "Han" not in scripts and LATIN_MODEL in installed:
+            languages = tuple(dict.fromkeys(LATIN_MODEL if lang == "eng" else lang for lang in languages))
     else:
         languages = options.languages
     if options.engine != AUTO:

@@ -8,6 +8,7 @@ const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,200}$/;
 const MAX_SPAN = 1000;
 const LANGUAGE_NAMES = {
   eng: "English",
+  Latin: "Latin script: any language written in it",
   chi_sim: "Chinese, simplified",
   chi_tra: "Chinese, traditional",
   jpn: "Japanese",

@@ -160,8 +160,11 @@ def list_items(lines: Sequence[Line]) -> list[str]:
     return [LIST_MARKER.sub("", _join_lines(item), count=1) for item in items]
 
 
-# What OCR engines make of a round bullet: a lone mark like these before a capital or a digit.
-BULLET_MISREADS = frozenset({"¢", "e", "©", "«", "»", "°", "®", "o", "*", "+", "·", "•", "●", "■", "□", "❖", "➢"})
+# What OCR engines make of a round bullet: a lone mark like these before a capital or a digit
+# (Tesseract's Latin script model reads "●" as "è").
+BULLET_MISREADS = frozenset(
+    {"¢", "e", "è", "é", "©", "«", "»", "°", "®", "o", "*", "+", "·", "•", "●", "■", "□", "❖", "➢"}
+)
 MIN_LIST_RUN = 2
 
 
