@@ -79,7 +79,8 @@ class Settings(BaseSettings):
     )
     default_languages: list[str] = Field(
         default_factory=lambda: ["auto"],
-        description='OCR languages when a task names none; ["auto"]: per page, from the scripts found on it.',
+        description='OCR languages when a task names none; ["auto"]: per page, from the scripts found on it '
+        "(Latin: Tesseract's Latin script model, which reads every Latin-script language's accents).",
     )
     auto_migrate: bool = Field(default=True, description="Apply pending schema migrations when a process starts.")
 

@@ -2,11 +2,13 @@
 
 ``engine="auto"`` picks per script by the real-page evaluation (bench/accuracy.py; the tables are
 in docs/documents.md): RapidOCR's PP-OCR models for pages with Chinese, which they read far
-better (and the Latin runs in them too); Tesseract for the rest. RapidOCR reads English a little
-better as well (CER 0.017 against 0.027 on clean renders), at about seven times the CPU a page:
-Tesseract meets the English targets with room, and English throughput rests on it. Without the rapidocr
-package, Tesseract reads everything. ``languages=("auto",)`` reads a page with the languages of
-the scripts found on it; a page with Chinese is always read with English as well, since Chinese
+better (and the Latin runs in them too); Tesseract for the rest, Latin pages with its model for
+the whole Latin script (``LATIN_MODEL``). RapidOCR reads English better still (CER 0.017 against
+0.024 on clean renders), but at three to five times the CPU a page, and with it reading Latin
+pages OCRmyPDF's poster took 997 MB against the 700 MB bound, and generated pages lost a figure
+crop, a display formula and brochure lines (docs/documents.md). Without the rapidocr package,
+Tesseract reads everything. ``languages=("auto",)`` reads a page with the languages of the
+scripts found on it; a page with Chinese is always read with English as well, since Chinese
 text carries Latin words, commands and numbers. Explicit values always win.
 """
 
