@@ -97,7 +97,8 @@ class Store(abc.ABC):
     def follow(self, follower: str, task_ids: Sequence[str], seconds: float) -> None:
         """Ask for change notices of these tasks for `seconds` (renew before then), dropping what
         expired. PostgreSQL notifies of an updated task only while someone follows it; SQLite's
-        notices need no registration."""
+        notices need no registration. On return, every later change of a task is either notified
+        or seen by a read begun after it."""
 
     @abc.abstractmethod
     def unfollow(self, follower: str, task_ids: Sequence[str]) -> None:

@@ -172,7 +172,17 @@ class PostgresStore(Store):
                 delay = min(delay * 2, 5.0)
 
     def follow(self, follower: str, task_ids: Sequence[str], seconds: float) -> None:
-        self._execute(sql.FOLLOW, {"follower": follower, "ids": list(task_ids), "seconds": seconds}, "follow")
+        rows = self._fetch(sql.FOLLOW, {"follower": follower, "ids": list(task_ids), "seconds": seconds}, "follow")
+        new = [task_id for task_id, inserted in rows if inserted]
+        if not new:
+            return
+
+        def wait_for_writers() -> None:
+            with self._pool.connection() as conn, conn.cursor() as cur:
+                for task_id in new:
+                    cur.execute(sql.WAIT_FOR_WRITERS, {"id": task_id})
+
+        self._retrying(wait_for_writers, "follow")
 
     def unfollow(self, follower: str, task_ids: Sequence[str]) -> None:
         self._execute(sql.UNFOLLOW, {"follower": follower, "ids": list(task_ids)}, "unfollow")

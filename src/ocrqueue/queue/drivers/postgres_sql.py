@@ -98,7 +98,14 @@ WITH expired AS (
 INSERT INTO ocrq_follows (task_id, follower, expires_at)
 SELECT id, %(follower)s, now() + make_interval(secs => %(seconds)s) FROM unnest(%(ids)s::text[]) AS f(id)
 ON CONFLICT (task_id, follower) DO UPDATE SET expires_at = excluded.expires_at
+RETURNING task_id, xmax = 0 AS inserted
 """
+
+# A statement that updated a task before its follow row was committed found nobody following it
+# (the change trigger looks in ocrq_follows) and will not notify: wait for it to commit, so that the
+# follower's first read sees what it wrote. One row a statement (autocommit): a follower never
+# holds one row lock while it waits for another, so it cannot deadlock with a writer.
+WAIT_FOR_WRITERS = "SELECT 1 FROM ocrq_tasks WHERE id = %(id)s FOR SHARE"
 
 UNFOLLOW = "DELETE FROM ocrq_follows WHERE follower = %(follower)s AND task_id = ANY(%(ids)s)"
 
