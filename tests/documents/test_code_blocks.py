@@ -9,8 +9,9 @@ import pytest
 from generate import CODE_AFTER, CODE_BEFORE, CODE_LINES, ENGLISH, code_page, code_pdf, encode, text_page
 
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.layout.code import code_text, mark_monospace
+from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
 from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.ocrcommon import whitespace_table
 
 from .helpers import run
 
@@ -61,3 +62,35 @@ def test_indentation_and_alignment_come_from_the_character_grid() -> None:
     marked = mark_monospace(lines)
     assert all(ln.monospace for ln in marked)
     assert code_text(marked) == "def f(x):\n    return x  # twice\nf(1)"
+
+
+def _cell_line(left: str, right: str, y: float) -> Line:
+    """One OCR line across a two-column table without rules: ``left`` at x 100, ``right`` at x 400."""
+    words = []
+    for text, x0 in ((left, 100.0), (right, 400.0)):
+        for i, word in enumerate(text.split()):
+            words.append(Word(word, BBox(x0 + 60 * i, y, x0 + 60 * i + 50, y + 10)))
+    return Line(
+        " ".join(w.text for w in words), BBox(words[0].bbox.x0, y, words[-1].bbox.x1, y + 10), 0.9, tuple(words)
+    )
+
+
+SOURCE = ["\\begin{equation}", "E=mc^2", "\\end{equation}", "\\[ \\boxed{E=mc^2} \\]"]
+OUTPUT = ["E = mc2 (3.1)", "", "E = mc2", "E = mc2"]
+
+
+def test_source_beside_its_output_is_read_as_code_then_the_output() -> None:
+    """A LaTeX manual's example beside its typeset result: read as one table, the rows interleaved
+    the two (latex-notes-zh p. 34, clean render: CER 0.15)."""
+    lines = [_cell_line(src, out, 20.0 * i) for i, (src, out) in enumerate(zip(SOURCE, OUTPUT, strict=True))]
+    code, output = whitespace_table(lines, BBox(100, 0, 600, 80))
+    assert code.type == "code" and [" ".join(line.split()) for line in code.text.split("\n")] == SOURCE
+    assert output.type == "text" and output.text == "E = mc2 (3.1) E = mc2 E = mc2"
+
+
+def test_a_table_of_commands_stays_a_table() -> None:
+    """A table listing symbols and their commands has markup in more than its first column."""
+    rows = [("alpha \\alpha", "theta \\theta"), ("beta \\beta", "iota \\iota"), ("gamma \\gamma", "kappa \\kappa")]
+    (table,) = whitespace_table([_cell_line(a, b, 20.0 * i) for i, (a, b) in enumerate(rows)], BBox(100, 0, 600, 60))
+    assert table.type == "table"
+    assert not is_source_beside_output([["Name", "Size"], ["report.pdf", "12 kB"]])

@@ -9,11 +9,11 @@ from dataclasses import dataclass, replace
 from PIL import Image
 
 from ocrqueue.documents.engines import OcrEngine
-from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
-from ocrqueue.documents.layout.code import mark_monospace
+from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.model import LayoutBox
 from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules
@@ -142,29 +142,57 @@ def region_blocks(
 
 
 def in_reading_order(
-    layout: RasterLayout, per_region: list[list[Block]], island_blocks: list[Block], notes: list[Block]
+    layout: RasterLayout, per_region: list[list[Block]], island_blocks: list[list[Block]], notes: list[Block]
 ) -> list[Block]:
-    """Each island goes before the text region it was placed ahead of (or at the end); margin
-    notes after the blocks they stand beside."""
+    """Each island's blocks go before the text region it was placed ahead of (or at the end);
+    margin notes after the blocks they stand beside."""
     blocks: list[Block] = []
     for i, region in enumerate(per_region):
-        blocks.extend(b for b, after in zip(island_blocks, layout.island_after, strict=True) if after == i)
+        blocks.extend(b for bs, after in zip(island_blocks, layout.island_after, strict=True) if after == i for b in bs)
         blocks.extend(region)
-    blocks.extend(b for b, after in zip(island_blocks, layout.island_after, strict=True) if after >= len(per_region))
+    blocks.extend(
+        b for bs, after in zip(island_blocks, layout.island_after, strict=True) if after >= len(per_region) for b in bs
+    )
     return with_notes(blocks, notes)
 
 
-def whitespace_table(lines: list[Line], bbox: BBox) -> Block:
+def whitespace_table(lines: list[Line], bbox: BBox) -> list[Block]:
     """A table without vertical rules, from its lines in points: rows are the lines, columns the
-    gaps that no word crosses. With fewer than two columns or rows it is read as a text block."""
+    gaps that no word crosses. With fewer than two columns or rows it is read as a text block;
+    source beside its output is read as a code block, then the output."""
     lines = [ln for ln in lines if ln.words]
     columns = column_bounds([w.bbox for ln in lines for w in ln.words], min_gap=MIN_COLUMN_GAP_PT)
     if len(columns) < 2 or len(lines) < 2:
-        return Block("text", bbox, join_words([ln.text for ln in lines]), mean_confidence(lines), tuple(lines))
+        return [Block("text", bbox, join_words([ln.text for ln in lines]), mean_confidence(lines), tuple(lines))]
+    source = _in_columns(lines, [columns[0]])
+    if is_source_beside_output([[ln.text for ln in source], [ln.text for ln in _in_columns(lines, columns[1:])]]):
+        source = [replace(ln, monospace=True) for ln in source]
+        output = _in_columns(lines, columns[1:])
+        return [
+            Block("code", union(ln.bbox for ln in source), code_text(source), mean_confidence(source), tuple(source)),
+            Block(
+                "text",
+                union(ln.bbox for ln in output),
+                join_words([ln.text for ln in output]),
+                mean_confidence(output),
+                tuple(output),
+            ),
+        ]
     cells = []
     for r, line in enumerate(sorted(lines, key=lambda ln: ln.bbox.y0)):
         for c, (x0, x1) in enumerate(columns):
             words = [w for w in line.words if x0 <= w.bbox.cx <= x1]
             cells.append(TableCell(r, c, join_words([w.text for w in words]), BBox(x0, line.bbox.y0, x1, line.bbox.y1)))
     table = Table(len(lines), len(columns), tuple(cells))
-    return Block("table", bbox, table_text(table), mean_confidence(lines), (), table=table)
+    return [Block("table", bbox, table_text(table), mean_confidence(lines), (), table=table)]
+
+
+def _in_columns(lines: list[Line], columns: Sequence[tuple[float, float]]) -> list[Line]:
+    """Each line cut to its words within ``columns`` (top to bottom; lines left with none dropped)."""
+    out = []
+    for line in sorted(lines, key=lambda ln: ln.bbox.y0):
+        words = tuple(w for w in line.words if any(x0 <= w.bbox.cx <= x1 for x0, x1 in columns))
+        if words:
+            text = join_words([w.text for w in words])
+            out.append(Line(text, union(w.bbox for w in words), line.confidence, words, line.font_size))
+    return out

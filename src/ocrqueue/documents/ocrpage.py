@@ -75,7 +75,9 @@ def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figure
         layout = RasterLayout(regions, layout.islands, layout.island_after, layout.rules)
     figures = Figures(page)
     per_region, notes = region_blocks(page, layout, region_lines, detected, figures)
-    island_blocks = [_island_block(page, isl, p, figures) for isl, p in zip(layout.islands, parts.islands, strict=True)]
+    island_blocks = [
+        _island_blocks(page, isl, p, figures) for isl, p in zip(layout.islands, parts.islands, strict=True)
+    ]
     return in_reading_order(layout, per_region, island_blocks, notes), figures
 
 
@@ -163,19 +165,19 @@ def _union_px(lines: list[Line]) -> tuple[int, int, int, int]:
     )
 
 
-def _island_block(page: OcrPage, island: Island, pieces: list[Line], figures: Figures) -> Block:
+def _island_blocks(page: OcrPage, island: Island, pieces: list[Line], figures: Figures) -> list[Block]:
     bbox = BBox(*island.box).scaled(1 / page.scale)
     lines = [to_points(ln, 0, 0, page.scale) for ln in merge_rows(pieces)]
     if island.kind == "figure":
-        return figures.add(island.box, lines)
+        return [figures.add(island.box, lines)]
     if island.kind == "formula":
-        return Block("formula", bbox, join_words([ln.text for ln in lines]), mean_confidence(lines), tuple(lines))
+        return [Block("formula", bbox, join_words([ln.text for ln in lines]), mean_confidence(lines), tuple(lines))]
     if island.grid is None:
         return whitespace_table(lines, bbox)
     grid = island.grid
     cells = grid_cells_to_points(grid, page.scale)
     table = fill_table(grid.n_rows, grid.n_cols, cells, (w for ln in lines for w in ln.words))
     if not any(c.text for c in table.cells):
-        return figures.add(island.box, lines)  # a grid of lines with no text in it is a drawing, not a table
+        return [figures.add(island.box, lines)]  # a grid of lines with no text in it is a drawing, not a table
     bbox = BBox(grid.x0, grid.y0, grid.x1, grid.y1).scaled(1 / page.scale)
-    return Block("table", bbox, table_text(table), mean_confidence(lines), (), table=table)
+    return [Block("table", bbox, table_text(table), mean_confidence(lines), (), table=table)]

@@ -45,7 +45,7 @@ def read_regions(page: OcrPage, use_model: bool) -> tuple[list[Block], Figures]:
         region_lines.append([to_points(ln, dx, dy, page.scale) for ln in out.lines])
     figures = Figures(page)
     per_region, notes = region_blocks(page, layout, region_lines, detected, figures)
-    island_blocks = [_island_block(page, isl, rules, figures) for isl in layout.islands]
+    island_blocks = [_island_blocks(page, isl, rules, figures) for isl in layout.islands]
     return in_reading_order(layout, per_region, island_blocks, notes), figures
 
 
@@ -67,11 +67,11 @@ def _overlaps(a: Box, b: Box) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _island_block(page: OcrPage, island: Island, rules: Mask, figures: Figures) -> Block:
+def _island_blocks(page: OcrPage, island: Island, rules: Mask, figures: Figures) -> list[Block]:
     if island.kind == "figure":
         crop, dx, dy = _crop(page.image, island.box, [])
         labels = page.engine.recognize(crop, _request(page, "text")).lines  # axis labels, diagram words
-        return figures.add(island.box, [to_points(ln, dx, dy, page.scale) for ln in labels])
+        return [figures.add(island.box, [to_points(ln, dx, dy, page.scale) for ln in labels])]
     if island.kind == "table" and island.grid is None:
         crop, dx, dy = _crop(page.image, island.box, [])
         pixels = np.array(crop)
@@ -85,11 +85,11 @@ def _island_block(page: OcrPage, island: Island, rules: Mask, figures: Figures) 
         formula = tuple(to_points(ln, dx, dy, page.scale) for ln in out.lines)
         text = join_words([ln.text for ln in formula])
         bbox = BBox(*island.box).scaled(1 / page.scale)
-        return Block("formula", bbox, text, mean_confidence(formula), formula, latex=out.markup)
+        return [Block("formula", bbox, text, mean_confidence(formula), formula, latex=out.markup)]
     block = _table_block(page, island.grid, rules)
     if block.table is not None and not any(c.text for c in block.table.cells):
-        return figures.add(island.box)  # a grid of lines with no text in it is a drawing, not a table
-    return block
+        return [figures.add(island.box)]  # a grid of lines with no text in it is a drawing, not a table
+    return [block]
 
 
 def _model_table(page: OcrPage, grid: TableGrid) -> Block | None:
