@@ -7,7 +7,7 @@ Each run is a fresh process (tests/support/rss.py): `convert` through its real c
 worker as a real `ocrqueue worker -c 1` on a fresh SQLite queue. Its peak resident memory
 (VmHWM) is read after page 50 and at the end; `growth_mb` is the difference, which must stay under
 50 MB (memory flat in the page count). Targets: peak under 400 MB for text-layer documents, under
-600 MB for the scan (Tesseract and the layout model loaded).
+800 MB for the scan (Tesseract with its Latin script model, and the layout model, loaded).
 
 Prints a table, then one JSON line per run and a last JSON line with every run.
 """

@@ -93,4 +93,12 @@ def test_a_table_of_commands_stays_a_table() -> None:
     rows = [("alpha \\alpha", "theta \\theta"), ("beta \\beta", "iota \\iota"), ("gamma \\gamma", "kappa \\kappa")]
     (table,) = whitespace_table([_cell_line(a, b, 20.0 * i) for i, (a, b) in enumerate(rows)], BBox(100, 0, 600, 60))
     assert table.type == "table"
-    assert not is_source_beside_output([["Name", "Size"], ["report.pdf", "12 kB"]])
+    assert not is_source_beside_output([("Name", "Size"), ("report.pdf", "12 kB")])
+
+
+def test_a_table_of_commands_and_what_they_do_stays_a_table() -> None:
+    """ctex p. 9: font commands beside their sizes, every command on a row of its own (read as
+    source and output, its CER went from 0.09 to 0.23)."""
+    rows = [("\\tiny", "5 pt"), ("\\small", "9 pt"), ("\\normalsize", "10.5 pt"), ("\\large", "12 pt")]
+    assert not is_source_beside_output(rows)
+    assert is_source_beside_output([*rows[:2], ("\\end{tabular}", ""), ("\\hline", "")])

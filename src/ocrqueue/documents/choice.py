@@ -5,7 +5,7 @@ in docs/documents.md): RapidOCR's PP-OCR models for pages with Chinese, which th
 better (and the Latin runs in them too); Tesseract for the rest, Latin pages with its model for
 the whole Latin script (``LATIN_MODEL``). RapidOCR reads English better still (CER 0.017 against
 0.024 on clean renders), but at three to five times the CPU a page, and with it reading Latin
-pages OCRmyPDF's poster took 997 MB against the 700 MB bound, and generated pages lost a figure
+pages OCRmyPDF's poster took 997 MB against the 800 MB bound, and generated pages lost a figure
 crop, a display formula and brochure lines (docs/documents.md). Without the rapidocr package,
 Tesseract reads everything. ``languages=("auto",)`` reads a page with the languages of the
 scripts found on it; a page with Chinese is always read with English as well, since Chinese

@@ -164,9 +164,9 @@ def whitespace_table(lines: list[Line], bbox: BBox) -> list[Block]:
     columns = column_bounds([w.bbox for ln in lines for w in ln.words], min_gap=MIN_COLUMN_GAP_PT)
     if len(columns) < 2 or len(lines) < 2:
         return [Block("text", bbox, join_words([ln.text for ln in lines]), mean_confidence(lines), tuple(lines))]
-    source = _in_columns(lines, [columns[0]])
-    if is_source_beside_output([[ln.text for ln in source], [ln.text for ln in _in_columns(lines, columns[1:])]]):
-        source = [replace(ln, monospace=True) for ln in source]
+    rows = [(_text_in(ln, columns[:1]), _text_in(ln, columns[1:])) for ln in lines]
+    if is_source_beside_output(rows):
+        source = [replace(ln, monospace=True) for ln in _in_columns(lines, columns[:1])]
         output = _in_columns(lines, columns[1:])
         return [
             Block("code", union(ln.bbox for ln in source), code_text(source), mean_confidence(source), tuple(source)),
@@ -185,6 +185,10 @@ def whitespace_table(lines: list[Line], bbox: BBox) -> list[Block]:
             cells.append(TableCell(r, c, join_words([w.text for w in words]), BBox(x0, line.bbox.y0, x1, line.bbox.y1)))
     table = Table(len(lines), len(columns), tuple(cells))
     return [Block("table", bbox, table_text(table), mean_confidence(lines), (), table=table)]
+
+
+def _text_in(line: Line, columns: Sequence[tuple[float, float]]) -> str:
+    return join_words([w.text for w in line.words if any(x0 <= w.bbox.cx <= x1 for x0, x1 in columns)])
 
 
 def _in_columns(lines: list[Line], columns: Sequence[tuple[float, float]]) -> list[Line]:

@@ -120,19 +120,24 @@ def code_text(lines: Sequence[Line]) -> str:
 SOURCE_MARK = re.compile(r"\\[A-Za-z]+|[{}$^_&%<>\\]")
 SOURCE_SHARE = 0.6  # lines with markup that make the first column source
 OUTPUT_MAX_SHARE = 0.2  # lines with markup allowed in the columns beside it
+SOURCE_ONLY_SHARE = 0.25  # rows with nothing beside the source: its lines and the output's do not pair up
 
 
-def is_source_beside_output(columns: Sequence[Sequence[str]]) -> bool:
-    """Whether the columns of a table without rules are source set beside what it produces (a
-    LaTeX manual's example and its typeset result): the first column mostly markup, the others
-    hardly any. Read as a table, their rows interleave two texts that have nothing to do with each
-    other line by line (latex-notes-zh p. 34 clean: CER 0.15)."""
-    if len(columns) < 2 or not columns[0]:
+def is_source_beside_output(rows: Sequence[tuple[str, str]]) -> bool:
+    """Whether the rows of a table without rules, each as (its first column, the rest), are source
+    set beside what it produces (a LaTeX manual's example and its typeset result): the first column
+    mostly markup, the rest hardly any, and a quarter of the rows or more with nothing beside the
+    source. Read as a table, such rows interleave two texts line by line (latex-notes-zh p. 34
+    clean: CER 0.15). A table of commands and what they do pairs every command with its row."""
+    source = [left for left, _ in rows if left]
+    output = [right for _, right in rows if right]
+    if not source or not output:
         return False
-    first = sum(bool(SOURCE_MARK.search(t)) for t in columns[0]) / len(columns[0])
-    rest = [t for column in columns[1:] for t in column]
+    marked = sum(bool(SOURCE_MARK.search(t)) for t in source)
+    marked_output = sum(bool(SOURCE_MARK.search(t)) for t in output)
+    source_only = sum(bool(left) and not right for left, right in rows)
     return (
-        first >= SOURCE_SHARE
-        and bool(rest)
-        and sum(bool(SOURCE_MARK.search(t)) for t in rest) <= OUTPUT_MAX_SHARE * len(rest)
+        marked >= SOURCE_SHARE * len(source)
+        and marked_output <= OUTPUT_MAX_SHARE * len(output)
+        and source_only >= SOURCE_ONLY_SHARE * len(rows)
     )
