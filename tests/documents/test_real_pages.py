@@ -39,8 +39,9 @@ BOUNDS: dict[tuple[str, str], tuple[float, float, str]] = {
     ("fduthesis-p011", "scan"): (0.25, 0.96, "Han"),
     # LaTeX source set beside its typeset output, found as one table without rules on the clean
     # render (measured 0.00, 0.040, 0.157; clean was 0.152 with the two read row by row). On the
-    # scan the layout model calls the pair a figure, read row by row still.
-    ("latex-notes-zh-p034", "text_layer"): (0.02, 0.98, "Han"),
+    # scan the layout model calls the pair a figure, read row by row still. Its text layer holds
+    # more Latin letters (the source, a table of Greek-letter commands) than Han: Latin comes first.
+    ("latex-notes-zh-p034", "text_layer"): (0.02, 0.98, "Latin"),
     ("latex-notes-zh-p034", "clean"): (0.08, 0.90, "Han"),
     ("latex-notes-zh-p034", "scan"): (0.30, 0.88, "Han"),
 }
