@@ -71,6 +71,18 @@ def test_accented_latin_is_read_right_with_no_options() -> None:
 def test_auto_languages_cannot_be_mixed_with_named_ones() -> None:
     with pytest.raises(InvalidOptionsError):
         ProcessOptions(languages=("auto", "eng"))
+    for bad in ("../eng", "Latin/x", "Latin.traineddata", "eng.traineddata", "latin", ""):
+        with pytest.raises(InvalidOptionsError):
+            ProcessOptions(languages=(bad,))
+
+
+def test_the_latin_script_model_can_be_named() -> None:
+    """Named, it is used as named: beside Chinese, or on a page whose script was not found."""
+    assert choose(ProcessOptions(languages=("Latin", "chi_sim"), engine="tesseract"), ()) == (
+        "tesseract",
+        ("Latin", "chi_sim"),
+    )
+    assert choose(ProcessOptions(languages=("Latin",)), ("Latin",)) == ("tesseract", ("Latin",))
     assert ProcessOptions.from_dict(ProcessOptions().to_dict()) == ProcessOptions()
 
 

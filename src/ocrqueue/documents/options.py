@@ -12,7 +12,8 @@ from ocrqueue.documents.pagerange import PageSelection
 Mode = Literal["auto", "ocr", "text"]
 MODES: tuple[Mode, ...] = ("auto", "ocr", "text")
 AUTO = "auto"  # engine and languages: chosen per page from the scripts found on it (documents/choice.py)
-_LANGUAGE = re.compile(r"^[a-z]{3}(?:_[a-z]+)?$")
+# Tesseract's language codes (eng, chi_sim) and its script models' names (Latin, HanS_vert).
+_LANGUAGE = re.compile(r"^(?:[a-z]{3}(?:_[a-z]+)?|[A-Z][A-Za-z]+(?:_vert)?)$")
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,8 @@ class ProcessOptions:
             not self.languages or not all(_LANGUAGE.match(lang) and lang != AUTO for lang in self.languages)
         ):
             raise InvalidOptionsError(
-                f'languages must be ["auto"] or Tesseract-style codes like eng or chi_sim, not {list(self.languages)!r}'
+                'languages must be ["auto"] or Tesseract languages like eng, chi_sim or Latin (a script model), '
+                f"not {list(self.languages)!r}"
             )
 
     @property
