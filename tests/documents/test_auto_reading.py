@@ -74,6 +74,7 @@ def test_auto_languages_cannot_be_mixed_with_named_ones() -> None:
     for bad in ("../eng", "Latin/x", "Latin.traineddata", "eng.traineddata", "latin", ""):
         with pytest.raises(InvalidOptionsError):
             ProcessOptions(languages=(bad,))
+    assert ProcessOptions.from_dict(ProcessOptions().to_dict()) == ProcessOptions()
 
 
 def test_the_latin_script_model_can_be_named() -> None:
@@ -83,7 +84,6 @@ def test_the_latin_script_model_can_be_named() -> None:
         ("Latin", "chi_sim"),
     )
     assert choose(ProcessOptions(languages=("Latin",)), ("Latin",)) == ("tesseract", ("Latin",))
-    assert ProcessOptions.from_dict(ProcessOptions().to_dict()) == ProcessOptions()
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,7 @@ def choose(options: ProcessOptions, scripts: tuple[str, ...]) -> tuple[str, tupl
         installed = tesseract().installed
         languages = languages_for(scripts, installed) or FALLBACK_LANGUAGES
         if "Han" not in scripts and LATIN_MODEL in installed:
-            languages = tuple(dict.fromkeys(LATIN_MODEL if lang == "eng" else lang for lang in languages))
+            languages = tuple(LATIN_MODEL if lang == "eng" else lang for lang in languages)
     else:
         languages = options.languages
     if options.engine != AUTO:

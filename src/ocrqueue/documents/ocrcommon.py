@@ -17,6 +17,7 @@ from ocrqueue.documents.layout.code import code_text, is_source_beside_output, m
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.model import LayoutBox
 from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules
+from ocrqueue.documents.layout.rows import split_line
 from ocrqueue.documents.layout.straighten import Straightened
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Block, Line, Table, TableCell, Word
@@ -164,10 +165,11 @@ def whitespace_table(lines: list[Line], bbox: BBox) -> list[Block]:
     columns = column_bounds([w.bbox for ln in lines for w in ln.words], min_gap=MIN_COLUMN_GAP_PT)
     if len(columns) < 2 or len(lines) < 2:
         return [Block("text", bbox, join_words([ln.text for ln in lines]), mean_confidence(lines), tuple(lines))]
-    rows = [(_text_in(ln, columns[:1]), _text_in(ln, columns[1:])) for ln in lines]
-    if is_source_beside_output(rows):
-        source = [replace(ln, monospace=True) for ln in _in_columns(lines, columns[:1])]
-        output = _in_columns(lines, columns[1:])
+    lines = sorted(lines, key=lambda ln: ln.bbox.y0)
+    parts = [(ln, _words_in(ln, columns[:1]), _words_in(ln, columns[1:])) for ln in lines]
+    if is_source_beside_output([(_joined(left), _joined(rest)) for _, left, rest in parts]):
+        source = [replace(split_line(ln, left), monospace=True) for ln, left, _ in parts if left]
+        output = [split_line(ln, rest) for ln, _, rest in parts if rest]
         return [
             Block("code", union(ln.bbox for ln in source), code_text(source), mean_confidence(source), tuple(source)),
             Block(
@@ -179,24 +181,17 @@ def whitespace_table(lines: list[Line], bbox: BBox) -> list[Block]:
             ),
         ]
     cells = []
-    for r, line in enumerate(sorted(lines, key=lambda ln: ln.bbox.y0)):
-        for c, (x0, x1) in enumerate(columns):
-            words = [w for w in line.words if x0 <= w.bbox.cx <= x1]
-            cells.append(TableCell(r, c, join_words([w.text for w in words]), BBox(x0, line.bbox.y0, x1, line.bbox.y1)))
+    for r, line in enumerate(lines):
+        for c, column in enumerate(columns):
+            text = _joined(_words_in(line, [column]))
+            cells.append(TableCell(r, c, text, BBox(column[0], line.bbox.y0, column[1], line.bbox.y1)))
     table = Table(len(lines), len(columns), tuple(cells))
     return [Block("table", bbox, table_text(table), mean_confidence(lines), (), table=table)]
 
 
-def _text_in(line: Line, columns: Sequence[tuple[float, float]]) -> str:
-    return join_words([w.text for w in line.words if any(x0 <= w.bbox.cx <= x1 for x0, x1 in columns)])
+def _words_in(line: Line, columns: Sequence[tuple[float, float]]) -> list[Word]:
+    return [w for w in line.words if any(x0 <= w.bbox.cx <= x1 for x0, x1 in columns)]
 
 
-def _in_columns(lines: list[Line], columns: Sequence[tuple[float, float]]) -> list[Line]:
-    """Each line cut to its words within ``columns`` (top to bottom; lines left with none dropped)."""
-    out = []
-    for line in sorted(lines, key=lambda ln: ln.bbox.y0):
-        words = tuple(w for w in line.words if any(x0 <= w.bbox.cx <= x1 for x0, x1 in columns))
-        if words:
-            text = join_words([w.text for w in words])
-            out.append(Line(text, union(w.bbox for w in words), line.confidence, words, line.font_size))
-    return out
+def _joined(words: Sequence[Word]) -> str:
+    return join_words([w.text for w in words])
