@@ -12,7 +12,7 @@ measures one task reading the whole document (the baseline before fan-out).
 
 "W worker processes on W free cores": by default worker process i is pinned to core i (its affinity
 mask), so one worker process has one core and W have W, as on W machines of one core each; its engines
-then run one thread each (documents/cpus.py). `--no-pin` lets every worker process use every core: the
+then run one thread each (documents/engines/cpus.py). `--no-pin` lets every worker process use every core: the
 one-process run then already uses more than one core (Tesseract's OpenMP threads and the layout model
 beside the engine), so the speed-up measures less than the spread of the work.
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "data"))
 from generate import ENGLISH, scanned_pdf, text_page  # noqa: E402
 
 from ocrqueue.documents import PageResult, ProcessOptions, open_document, process_page  # noqa: E402
-from ocrqueue.documents.searchable_pdf import write_searchable_pdf  # noqa: E402
+from ocrqueue.documents.output.searchable_pdf import write_searchable_pdf  # noqa: E402
 
 
 def _write(data: bytes, pages: list[dict[str, object]], queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ocrqueue.documents.limits import DocumentLimits
+from ocrqueue.documents.input.limits import DocumentLimits
 from ocrqueue.documents.vlm.client import VlmConfig
 from ocrqueue.queue.config import QueueConfig
 

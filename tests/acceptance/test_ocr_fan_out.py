@@ -14,7 +14,7 @@ from support.waiting import wait_for, wait_terminal
 
 from ocrqueue.documents import ProcessOptions
 from ocrqueue.queue import Store, Task, TaskStatus
-from ocrqueue.service.keys import result_json_key, result_markdown_key
+from ocrqueue.service.storage_keys import result_json_key, result_markdown_key
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.settings import Settings
 from ocrqueue.storage import LocalStorage

@@ -12,7 +12,7 @@ from metrics import text_cer
 from PIL import Image
 
 from ocrqueue.documents import InvalidOptionsError, ProcessOptions
-from ocrqueue.documents.choice import choose, tesseract
+from ocrqueue.documents.ocr.engine_choice import choose, tesseract
 from ocrqueue.documents.scripts import languages_for, scripts_in
 
 from .conftest import Samples

@@ -11,7 +11,7 @@ from generate import CODE_AFTER, CODE_BEFORE, CODE_LINES, ENGLISH, code_page, co
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
 from ocrqueue.documents.model import Line, Word
-from ocrqueue.documents.ocrcommon import whitespace_table
+from ocrqueue.documents.ocr.assemble import whitespace_table
 
 from .helpers import run
 

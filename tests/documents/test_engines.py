@@ -13,11 +13,11 @@ from ocrqueue.documents import (
     ProcessOptions,
     RecognitionRequest,
     get_engine,
-    ocrregions,
     register_engine,
 )
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.layout.model import LayoutBox
+from ocrqueue.documents.layout.detector import LayoutBox
+from ocrqueue.documents.ocr import by_region as ocrregions
 
 from .conftest import Samples
 from .helpers import run

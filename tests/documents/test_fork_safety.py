@@ -6,7 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 
-from ocrqueue.documents import ocrpage
+from ocrqueue.documents.ocr import whole_page as ocrpage
 
 
 def _child_uses_the_layout_pool() -> None:

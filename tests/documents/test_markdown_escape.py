@@ -10,8 +10,8 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.markdown import block_markdown, escape
 from ocrqueue.documents.model import Block
+from ocrqueue.documents.output.markdown import block_markdown, escape
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 BOX = BBox(0, 0, 10, 10)

@@ -16,7 +16,7 @@ from ocrqueue.documents import (
     process_page,
     sniff_format,
 )
-from ocrqueue.documents import pdf as pdf_module
+from ocrqueue.documents.input import pdf as pdf_module
 
 from .conftest import Samples
 

@@ -19,13 +19,11 @@ from ocrqueue.documents import (
     EngineOutput,
     RecognitionRequest,
     get_engine,
-    ocrpage,
-    ocrpath,
     open_document,
     register_engine,
 )
+from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.gate import needs_layout_model
-from ocrqueue.documents.layout.model import LayoutBox
 from ocrqueue.documents.layout.raster import analyse, find_rules
 from ocrqueue.documents.layout.straighten import (
     CONTENT_MARGIN_IN,
@@ -38,6 +36,8 @@ from ocrqueue.documents.layout.straighten import (
     turn,
 )
 from ocrqueue.documents.layout.tables import long_runs
+from ocrqueue.documents.ocr import page as ocrpath
+from ocrqueue.documents.ocr import whole_page as ocrpage
 
 from .conftest import Samples
 from .helpers import run

@@ -18,7 +18,7 @@ from ocrqueue.documents import (
     assemble,
 )
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.markdown import table_markdown
+from ocrqueue.documents.output.markdown import table_markdown
 
 from .conftest import Samples
 from .helpers import run

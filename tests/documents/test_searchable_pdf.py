@@ -21,11 +21,11 @@ from documents.conftest import Samples
 from documents.helpers import run
 from ocrqueue.documents import DocumentResult, PageResult, ProcessOptions, open_document, process_page
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.glyphless import encode_text
+from ocrqueue.documents.input.pdfframe import PageFrame
 from ocrqueue.documents.model import Block, Line, Word
-from ocrqueue.documents.pdfframe import PageFrame
-from ocrqueue.documents.searchable_pdf import write_searchable_pdf
-from ocrqueue.documents.textlayer_spans import page_lines
+from ocrqueue.documents.output.glyphless_font import encode_text
+from ocrqueue.documents.output.pdf_text_spans import page_lines
+from ocrqueue.documents.output.searchable_pdf import write_searchable_pdf
 
 OCR_SAMPLES = [
     "english",
@@ -218,7 +218,7 @@ def test_resources_inherited_from_the_page_tree_are_kept(samples: Samples) -> No
 def test_pages_spill_to_disk_in_batches_and_keep_their_order(
     samples: Samples, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import ocrqueue.documents.searchable_pdf as writer
+    import ocrqueue.documents.output.searchable_pdf as writer
 
     monkeypatch.setattr(writer, "_BATCH_BYTES", 1)
     data = samples.data("multipage_tiff")

@@ -26,8 +26,8 @@ from ocrqueue.documents import (
     count_pages,
     open_document,
     process_page,
-    reader,
 )
+from ocrqueue.documents.output import reader
 from ocrqueue.service.results import link_figures, linked_markdown
 
 from .conftest import Samples

@@ -21,8 +21,9 @@ from generate import (
 from metrics import cer
 from PIL import Image
 
-from ocrqueue.documents import ProcessOptions, open_document, process_page, textlayer
-from ocrqueue.documents import pdf as pdf_module
+from ocrqueue.documents import ProcessOptions, open_document, process_page
+from ocrqueue.documents.input import pdf as pdf_module
+from ocrqueue.documents.input import pdf_text as textlayer
 
 from .conftest import Samples
 from .helpers import run

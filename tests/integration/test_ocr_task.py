@@ -18,8 +18,8 @@ from ocrqueue.documents import DocumentLimits, ProcessOptions, open_document, pr
 from ocrqueue.queue import QueueConfig, Store, TaskStatus, Worker
 from ocrqueue.queue.metrics import QueueMetrics
 from ocrqueue.queue.models import JSON, EventType, Lease
-from ocrqueue.service.keys import result_json_key, result_markdown_key
 from ocrqueue.service.kinds import build_registry
+from ocrqueue.service.storage_keys import result_json_key, result_markdown_key
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.service.tasks import Tasks
 from ocrqueue.settings import Settings

@@ -16,7 +16,7 @@ from support.service import Service, running_service
 
 from ocrqueue.queue import Store
 from ocrqueue.service import Submission, Tasks, TaskStatus, VisionSubmission, ocr_options
-from ocrqueue.service.keys import result_prefix
+from ocrqueue.service.storage_keys import result_prefix
 
 FIGURE_LINK = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from ocrqueue.documents.cpus import THREAD_LIMIT_VARIABLE, thread_share, usable_cpus
+from ocrqueue.documents.engines.cpus import THREAD_LIMIT_VARIABLE, thread_share, usable_cpus
 from ocrqueue.service.runtime import worker_environment
 
 AFFINITY = len(os.sched_getaffinity(0))

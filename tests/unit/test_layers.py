@@ -37,7 +37,7 @@ def test_a_forbidden_import_in_any_layer_breaks_its_contract(tmp_path: Path) -> 
         "api/schemas.py": "from ocrqueue.queue import Task",
         "cli/keys.py": "from ocrqueue.storage import Storage",
         "queue/backoff.py": "from ocrqueue.service import Tasks",
-        "documents/sniff.py": "from ocrqueue.storage import Storage",
+        "documents/input/sniff.py": "from ocrqueue.storage import Storage",
     }
     for path, line in violations.items():
         with (package / path).open("a") as module:

@@ -13,7 +13,6 @@ Typical use by a task handler::
 It knows nothing about queues or HTTP; every failure caused by the input is a DocumentError.
 """
 
-from ocrqueue.documents.document import Document, count_pages, open_document
 from ocrqueue.documents.engines import EngineOutput, OcrEngine, RecognitionRequest, available_engines, get_engine
 from ocrqueue.documents.engines.base import register_engine
 from ocrqueue.documents.errors import (
@@ -30,8 +29,12 @@ from ocrqueue.documents.errors import (
     UnknownEngineError,
     UnsupportedTypeError,
 )
-from ocrqueue.documents.limits import DocumentLimits
-from ocrqueue.documents.memory import keep_page_buffers
+from ocrqueue.documents.input.document import Document, count_pages, open_document
+from ocrqueue.documents.input.limits import DocumentLimits
+from ocrqueue.documents.input.page_buffers import keep_page_buffers
+from ocrqueue.documents.input.pagerange import PageRangeError, PageSelection
+from ocrqueue.documents.input.pages import PageInput
+from ocrqueue.documents.input.sniff import InputFormat, sniff_format
 from ocrqueue.documents.model import (
     SCHEMA_VERSION,
     Block,
@@ -43,12 +46,9 @@ from ocrqueue.documents.model import (
     Word,
 )
 from ocrqueue.documents.options import AUTO, ProcessOptions
-from ocrqueue.documents.pagerange import PageRangeError, PageSelection
-from ocrqueue.documents.pages import PageInput
+from ocrqueue.documents.output.result import DocumentResult, assemble
+from ocrqueue.documents.output.writer import ResultWriter
 from ocrqueue.documents.pipeline import process_page
-from ocrqueue.documents.result import DocumentResult, assemble
-from ocrqueue.documents.sniff import InputFormat, sniff_format
-from ocrqueue.documents.writer import ResultWriter
 
 __all__ = [
     "AUTO",

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from ocrqueue.documents.errors import InvalidOptionsError
-from ocrqueue.documents.pagerange import PageSelection
+from ocrqueue.documents.input.pagerange import PageSelection
 
 Mode = Literal["auto", "ocr", "text"]
 MODES: tuple[Mode, ...] = ("auto", "ocr", "text")
-AUTO = "auto"  # engine and languages: chosen per page from the scripts found on it (documents/choice.py)
+AUTO = "auto"  # engine and languages: chosen per page from the scripts found on it (documents/ocr/engine_choice.py)
 # Tesseract's language codes (eng, chi_sim) and its script models' names (Latin, HanS_vert).
 _LANGUAGE = re.compile(r"^(?:[a-z]{3}(?:_[a-z]+)?|[A-Z][A-Za-z]+(?:_vert)?)$")
 

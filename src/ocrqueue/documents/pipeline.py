@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ocrqueue.documents.input.pages import PageInput, TextLayer
 from ocrqueue.documents.model import PageResult
-from ocrqueue.documents.ocrpath import from_ocr
+from ocrqueue.documents.ocr.page import from_ocr
 from ocrqueue.documents.options import ProcessOptions
-from ocrqueue.documents.pages import PageInput, TextLayer
-from ocrqueue.documents.sanity import text_layer_problem
 from ocrqueue.documents.scripts import languages_for, scripts_in
-from ocrqueue.documents.textpath import from_text_layer
+from ocrqueue.documents.textlayer.judge import text_layer_problem
+from ocrqueue.documents.textlayer.page import from_text_layer
 
 
 def process_page(page: PageInput, options: ProcessOptions) -> PageResult:

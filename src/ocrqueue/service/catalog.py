@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ocrqueue.service.keys import is_upload_key, result_prefix
 from ocrqueue.service.ocr_task import OCR_KIND
 from ocrqueue.service.payloads import OcrPayload, Payload, PayloadError, VisionPayload
+from ocrqueue.service.storage_keys import is_upload_key, result_prefix
 from ocrqueue.service.vision_task import VISION_KIND
 
 

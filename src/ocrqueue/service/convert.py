@@ -18,8 +18,8 @@ from ocrqueue.documents import (
     open_document,
     process_page,
 )
-from ocrqueue.documents.reader import iter_result_pages
-from ocrqueue.documents.searchable_pdf import write_searchable_pdf
+from ocrqueue.documents.output.reader import iter_result_pages
+from ocrqueue.documents.output.searchable_pdf import write_searchable_pdf
 from ocrqueue.service.errors import InvalidInput
 
 

@@ -34,8 +34,8 @@ from ocrqueue.documents import (
 )
 from ocrqueue.queue import PermanentError, Task, TaskContext, TaskSpec
 from ocrqueue.queue.models import JSON, Checkpoint
-from ocrqueue.service.keys import asset_key, result_json_key, result_markdown_key
 from ocrqueue.service.payloads import OcrPayload, PayloadError
+from ocrqueue.service.storage_keys import asset_key, result_json_key, result_markdown_key
 from ocrqueue.storage import ObjectNotFoundError, Storage
 
 OCR_KIND = "ocr"

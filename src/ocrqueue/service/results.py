@@ -15,16 +15,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ocrqueue.documents import DocumentError, DocumentLimits, PageSelection, open_document
-from ocrqueue.documents.reader import iter_result_pages
-from ocrqueue.documents.searchable_pdf import write_searchable_pdf
+from ocrqueue.documents.output.reader import iter_result_pages
+from ocrqueue.documents.output.searchable_pdf import write_searchable_pdf
 from ocrqueue.service.errors import InvalidInput, NotFound
-from ocrqueue.service.keys import asset_key, page_image_key, result_json_key, result_pdf_key
+from ocrqueue.service.storage_keys import asset_key, page_image_key, result_json_key, result_pdf_key
 from ocrqueue.storage import ObjectNotFoundError, Storage
 
 ASSET_NAME = re.compile(r"^imgs/([A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,200})$")
 _FIGURE_FILE = r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,200}"
 # A figure is a block of its own: one line `![alt](name)`. Document text never forms one, because
-# its `!`, `[` and `(` are escaped (documents/markdown.py), so only the pipeline's own links match.
+# its `!`, `[` and `(` are escaped (documents/output/markdown.py), so only the pipeline's own links match.
 _FIGURE_LINE = re.compile(rf"^(!\[(?:[^\]\\\n]|\\.)*\]\()({_FIGURE_FILE})\)$", re.MULTILINE)
 PAGE_IMAGE_DPI = 100
 

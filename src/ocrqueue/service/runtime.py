@@ -15,7 +15,7 @@ from types import FrameType
 from prometheus_client import REGISTRY, start_http_server
 
 from ocrqueue.documents import keep_page_buffers
-from ocrqueue.documents.cpus import THREAD_LIMIT_VARIABLE, thread_share
+from ocrqueue.documents.engines.cpus import THREAD_LIMIT_VARIABLE, thread_share
 from ocrqueue.queue import Registry, Store, Worker, open_store
 from ocrqueue.queue.metrics import QueueDepthCollector
 from ocrqueue.queue.recycle import REPLACE_EXIT_CODE

@@ -12,9 +12,9 @@ from typing import IO, BinaryIO
 from ocrqueue.documents import DocumentError, ProcessOptions, count_pages
 from ocrqueue.queue import Store, SubmitResult, TaskSpec
 from ocrqueue.queue.errors import out_of_space
-from ocrqueue.service.keys import new_upload_key
 from ocrqueue.service.ocr_task import OCR_KIND
 from ocrqueue.service.payloads import OcrPayload
+from ocrqueue.service.storage_keys import new_upload_key
 from ocrqueue.storage import Storage, StorageFullError, TooLargeUploadError
 
 _CHUNK = 1 << 20

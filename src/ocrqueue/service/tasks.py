@@ -14,14 +14,14 @@ from functools import cached_property
 from typing import Any, BinaryIO, Literal
 
 from ocrqueue.documents import DocumentError, InputFormat, PageRangeError, sniff_format
-from ocrqueue.documents.images import open_image
+from ocrqueue.documents.input.images import open_image
 from ocrqueue.queue import Store, Task, TaskSpec, TaskStatus
 from ocrqueue.service import results
 from ocrqueue.service.breaker_reports import BreakerReports
 from ocrqueue.service.catalog import kind_info
 from ocrqueue.service.engines import model_server_check
 from ocrqueue.service.errors import Conflict, InvalidInput, NotConfigured, NotFound, TooLarge, UnsupportedInput
-from ocrqueue.service.keys import is_upload_key, result_json_key, result_markdown_key
+from ocrqueue.service.storage_keys import is_upload_key, result_json_key, result_markdown_key
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.service.views import EventView, Submitted, TaskList, TaskView, WebhookView
 from ocrqueue.service.vision_task import MAX_QUESTION_CHARS, VisionSubmission, submit_vision

@@ -13,12 +13,12 @@ import json
 from dataclasses import dataclass
 
 from ocrqueue.documents import DocumentError, DocumentLimits, InputFormat, sniff_format
-from ocrqueue.documents.images import open_image
+from ocrqueue.documents.input.images import open_image
 from ocrqueue.documents.vlm import VlmClient
 from ocrqueue.queue import PermanentError, Store, SubmitResult, TaskContext, TaskSpec
 from ocrqueue.queue.models import JSON
-from ocrqueue.service.keys import new_upload_key
 from ocrqueue.service.payloads import PayloadError, VisionPayload
+from ocrqueue.service.storage_keys import new_upload_key
 from ocrqueue.service.submission import idempotency_dedup_key, submit_owning_upload
 from ocrqueue.storage import ObjectNotFoundError, Storage
 

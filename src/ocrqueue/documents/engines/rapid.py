@@ -16,8 +16,8 @@ from typing import cast
 import numpy as np
 from PIL import Image
 
-from ocrqueue.documents.cpus import usable_cpus
 from ocrqueue.documents.engines.base import EngineOutput, RecognitionRequest
+from ocrqueue.documents.engines.cpus import usable_cpus
 from ocrqueue.documents.errors import InvalidOptionsError
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.rows import merge_rows

@@ -10,12 +10,12 @@ from PIL import Image
 
 from ocrqueue.documents.engines import OcrEngine
 from ocrqueue.documents.geometry import BBox, union
-from ocrqueue.documents.images import png_bytes
+from ocrqueue.documents.input.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
 from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
+from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
-from ocrqueue.documents.layout.model import LayoutBox
 from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules
 from ocrqueue.documents.layout.rows import split_line
 from ocrqueue.documents.layout.straighten import Straightened

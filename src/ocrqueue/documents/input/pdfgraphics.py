@@ -17,7 +17,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.pdfframe import PageFrame
+from ocrqueue.documents.input.pdfframe import PageFrame
 
 Matrix = tuple[float, float, float, float, float, float]  # a, b, c, d, e, f as in PDF
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)

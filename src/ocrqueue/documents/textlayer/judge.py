@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ocrqueue.documents.pages import TextLayer
+from ocrqueue.documents.input.pages import TextLayer
 
 MAX_BAD_SHARE = 0.05
 # A page that is mostly a raster image and carries only a few characters is a scan with, at most,

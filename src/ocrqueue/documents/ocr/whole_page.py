@@ -21,12 +21,12 @@ from PIL import Image
 from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
+from ocrqueue.documents.layout.detector import LayoutBox, get_layout_model
 from ocrqueue.documents.layout.gate import needs_layout_model
-from ocrqueue.documents.layout.model import LayoutBox, get_layout_model
 from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse
 from ocrqueue.documents.layout.rows import merge_rows, split_line
 from ocrqueue.documents.model import Block, Line, Word
-from ocrqueue.documents.ocrcommon import (
+from ocrqueue.documents.ocr.assemble import (
     Figures,
     OcrPage,
     in_reading_order,

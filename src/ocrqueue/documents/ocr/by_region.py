@@ -10,13 +10,13 @@ from PIL import Image
 from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
+from ocrqueue.documents.layout.detector import get_layout_model
 from ocrqueue.documents.layout.markup_table import MarkupCell, parse_markup_table
-from ocrqueue.documents.layout.model import get_layout_model
 from ocrqueue.documents.layout.raster import Island, analyse
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Block, Line, Table, TableCell
-from ocrqueue.documents.ocrcommon import (
+from ocrqueue.documents.ocr.assemble import (
     Box,
     Figures,
     OcrPage,

@@ -15,10 +15,10 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.input.pages import TextLayer
+from ocrqueue.documents.input.pdfframe import PageFrame
+from ocrqueue.documents.input.pdfgraphics import graphics
 from ocrqueue.documents.model import Line, Word
-from ocrqueue.documents.pages import TextLayer
-from ocrqueue.documents.pdfframe import PageFrame
-from ocrqueue.documents.pdfgraphics import graphics
 from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, is_unwanted, is_wide, mostly_wide
 
 _BREAKS = {"\n", "\r"}

@@ -10,8 +10,8 @@ import json
 from types import TracebackType
 from typing import Any, BinaryIO
 
-from ocrqueue.documents.markdown import page_markdown_parts
 from ocrqueue.documents.model import SCHEMA_VERSION, DocumentMeta, PageResult
+from ocrqueue.documents.output.markdown import page_markdown_parts
 
 
 def _dumps(value: Any, indent: int | None, level: int) -> str:

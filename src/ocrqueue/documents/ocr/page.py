@@ -13,19 +13,19 @@ from __future__ import annotations
 
 from PIL import Image
 
-from ocrqueue.documents.choice import choose, tesseract
 from ocrqueue.documents.engines import get_engine
-from ocrqueue.documents.firstlook import FirstLook, look, turn
+from ocrqueue.documents.input.pages import PageInput
 from ocrqueue.documents.layout.raster import find_rules
 from ocrqueue.documents.layout.straighten import deskew
 from ocrqueue.documents.model import Block, PageResult
-from ocrqueue.documents.ocrcommon import Figures, OcrPage
-from ocrqueue.documents.ocrpage import read_whole_page
-from ocrqueue.documents.ocrregions import read_regions
+from ocrqueue.documents.ocr.assemble import Figures, OcrPage
+from ocrqueue.documents.ocr.by_region import read_regions
+from ocrqueue.documents.ocr.detect import FirstLook, look, turn
+from ocrqueue.documents.ocr.engine_choice import choose, tesseract
+from ocrqueue.documents.ocr.script_recheck import HAN, holds_han
+from ocrqueue.documents.ocr.whole_page import read_whole_page
 from ocrqueue.documents.options import ProcessOptions
-from ocrqueue.documents.pages import PageInput
 from ocrqueue.documents.scripts import scripts_in, scripts_of_languages
-from ocrqueue.documents.secondlook import HAN, holds_han
 
 
 def from_ocr(page: PageInput, options: ProcessOptions, warnings: list[str]) -> PageResult:

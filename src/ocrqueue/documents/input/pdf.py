@@ -19,12 +19,12 @@ from ocrqueue.documents.errors import (
     TooManyPixelsError,
 )
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.limits import DocumentLimits
-from ocrqueue.documents.pages import Raster, TextLayer
-from ocrqueue.documents.pdfframe import PageFrame
-from ocrqueue.documents.pdfgraphics import vector_rules
-from ocrqueue.documents.pdfium_lock import PDFIUM_LOCK
-from ocrqueue.documents.textlayer import read_text_layer
+from ocrqueue.documents.input.limits import DocumentLimits
+from ocrqueue.documents.input.pages import Raster, TextLayer
+from ocrqueue.documents.input.pdf_text import read_text_layer
+from ocrqueue.documents.input.pdfframe import PageFrame
+from ocrqueue.documents.input.pdfgraphics import vector_rules
+from ocrqueue.documents.input.pdfium_lock import PDFIUM_LOCK
 
 # Rendering below this resolution makes OCR useless, so a page that only fits lower is refused.
 _MIN_RENDER_DPI = 72

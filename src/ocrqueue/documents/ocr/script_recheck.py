@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from PIL import Image
 
-from ocrqueue.documents.choice import choose, tesseract
 from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.model import Block, Line
+from ocrqueue.documents.ocr.engine_choice import choose, tesseract
 from ocrqueue.documents.options import AUTO, ProcessOptions
 from ocrqueue.documents.scripts import scripts_in
 

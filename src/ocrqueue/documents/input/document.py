@@ -16,13 +16,13 @@ from ocrqueue.documents.errors import (
     TooManyPagesError,
     UnsupportedTypeError,
 )
-from ocrqueue.documents.images import ImagePage, decode_frame, image_frame_count, iter_image_pages, open_image
-from ocrqueue.documents.limits import DocumentLimits
+from ocrqueue.documents.input.images import ImagePage, decode_frame, image_frame_count, iter_image_pages, open_image
+from ocrqueue.documents.input.limits import DocumentLimits
+from ocrqueue.documents.input.pages import PageInput
+from ocrqueue.documents.input.pdf import iter_pdf_pages, open_pdf, pdf_metadata, pdf_page_count
+from ocrqueue.documents.input.pdfium_lock import PDFIUM_LOCK
+from ocrqueue.documents.input.sniff import InputFormat, describe_unknown, sniff_format
 from ocrqueue.documents.model import DocumentMeta
-from ocrqueue.documents.pages import PageInput
-from ocrqueue.documents.pdf import iter_pdf_pages, open_pdf, pdf_metadata, pdf_page_count
-from ocrqueue.documents.pdfium_lock import PDFIUM_LOCK
-from ocrqueue.documents.sniff import InputFormat, describe_unknown, sniff_format
 
 _SNIFF_BYTES = 4096
 

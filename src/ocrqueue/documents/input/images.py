@@ -16,9 +16,9 @@ from PIL import Image, ImageOps
 
 from ocrqueue.documents.errors import CorruptDocumentError, DocumentError, TooFewPixelsError, TooManyPixelsError
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.limits import DocumentLimits
-from ocrqueue.documents.pages import Raster, TextLayer
-from ocrqueue.documents.sniff import InputFormat
+from ocrqueue.documents.input.limits import DocumentLimits
+from ocrqueue.documents.input.pages import Raster, TextLayer
+from ocrqueue.documents.input.sniff import InputFormat
 
 # Without resolution metadata: a page-shaped image is taken to be a scan of a Letter/A4-wide page,
 # anything else a screenshot at screen resolution. Layout thresholds are in inches, so a wrong

@@ -30,9 +30,15 @@ import pikepdf
 from pikepdf import Dictionary, Name, Pdf
 from PIL import Image
 
-from ocrqueue.documents.document import Document, open_document
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.glyphless import (
+from ocrqueue.documents.input.document import Document, open_document
+from ocrqueue.documents.input.limits import DocumentLimits
+from ocrqueue.documents.input.pagerange import PageSelection
+from ocrqueue.documents.input.pages import PageInput
+from ocrqueue.documents.input.pdf import PdfPage
+from ocrqueue.documents.input.sniff import InputFormat
+from ocrqueue.documents.model import PageResult
+from ocrqueue.documents.output.glyphless_font import (
     ADVANCE,
     FONT_NAME,
     UNITS_PER_EM,
@@ -41,13 +47,7 @@ from ocrqueue.documents.glyphless import (
     glyphless_truetype,
     to_unicode_cmap,
 )
-from ocrqueue.documents.limits import DocumentLimits
-from ocrqueue.documents.model import PageResult
-from ocrqueue.documents.pagerange import PageSelection
-from ocrqueue.documents.pages import PageInput
-from ocrqueue.documents.pdf import PdfPage
-from ocrqueue.documents.sniff import InputFormat
-from ocrqueue.documents.textlayer_spans import Span, page_lines
+from ocrqueue.documents.output.pdf_text_spans import Span, page_lines
 
 TEXT_LAYER_SOURCE = "text_layer"
 _BATCH_BYTES = 32 << 20

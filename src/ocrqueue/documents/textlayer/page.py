@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from ocrqueue.documents.geometry import BBox, union
-from ocrqueue.documents.images import png_bytes
+from ocrqueue.documents.input.images import png_bytes
+from ocrqueue.documents.input.pages import PageInput, TextLayer
 from ocrqueue.documents.layout.blocks import CAPTION, MARGIN_BAND, body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.code import is_listing
@@ -18,7 +19,6 @@ from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables
 from ocrqueue.documents.layout.xycut import Region, xy_cut_page
 from ocrqueue.documents.model import Block, Line, PageResult, TableCell, Word
-from ocrqueue.documents.pages import PageInput, TextLayer
 
 RULE_SCALE = 1.0  # mask pixels per point when vector rules are drawn to find tables
 GRID_SCALE = GRID_DPI / 72

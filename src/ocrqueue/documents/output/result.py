@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ocrqueue.documents.markdown import render_markdown
+from ocrqueue.documents.input.pagerange import PageSelection
 from ocrqueue.documents.model import SCHEMA_VERSION, DocumentMeta, PageResult
-from ocrqueue.documents.pagerange import PageSelection
+from ocrqueue.documents.output.markdown import render_markdown
 
 
 @dataclass(frozen=True)
