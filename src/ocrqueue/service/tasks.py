@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import cached_property
-from typing import Any, BinaryIO, Literal
+from typing import Any, BinaryIO
 
 from ocrqueue.documents import DocumentError, InputFormat, PageRangeError, sniff_format
 from ocrqueue.documents.images import open_image
@@ -22,6 +22,7 @@ from ocrqueue.service.catalog import kind_info
 from ocrqueue.service.engines import model_server_check
 from ocrqueue.service.errors import Conflict, InvalidInput, NotConfigured, NotFound, TooLarge, UnsupportedInput
 from ocrqueue.service.keys import is_upload_key, result_json_key, result_markdown_key
+from ocrqueue.service.result_formats import DERIVED_FORMATS, Rendering, ResultFormat, derived_from_json
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.service.views import EventView, Submitted, TaskList, TaskView, WebhookView
 from ocrqueue.service.vision_task import MAX_QUESTION_CHARS, VisionSubmission, submit_vision
@@ -32,7 +33,6 @@ from ocrqueue.storage import ObjectNotFoundError, Storage, TooLargeUploadError
 TASK_ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 _TASK_ID = re.compile(TASK_ID_PATTERN)
 _PRUNE_BATCH = 1000
-ResultFormat = Literal["markdown", "json", "pdf"]
 ANY_TENANT: str | None = None
 """The tenant argument that sees every task (local mode, the operator's CLI)."""
 
@@ -197,18 +197,39 @@ class Tasks:
     def result(
         self, task_id: str, format: ResultFormat, tenant: str | None = ANY_TENANT, *, figure_base: str = ""
     ) -> bytes:
-        """A completed document task's JSON, Markdown or searchable PDF, whole (see `result_chunks`)."""
+        """A completed document task's result in `format`, whole (see `result_chunks`)."""
         return b"".join(self.result_chunks(task_id, format, tenant, figure_base=figure_base))
 
     def result_chunks(
-        self, task_id: str, format: ResultFormat, tenant: str | None = ANY_TENANT, *, figure_base: str = ""
+        self,
+        task_id: str,
+        format: ResultFormat,
+        tenant: str | None = ANY_TENANT,
+        *,
+        figure_base: str = "",
+        page_base: str | None = None,
     ) -> Iterator[bytes]:
-        """A completed document task's JSON, Markdown or searchable PDF, read from storage a chunk
-        at a time (a 5,000-page result never sits whole in memory); in the Markdown, each figure's
+        """A completed document task's JSON, Markdown, searchable PDF, text, HTML, hOCR or ALTO, read
+        from storage a chunk at a time (a 5,000-page result never sits whole in memory; the last
+        four are written from the JSON a page at a time); in the Markdown and HTML, each figure's
         link is `figure_base` + its file name (empty: the names as stored, beside the figures' files).
+        hOCR names each page's image `page_base` + its number (None: the upload's file name, with
+        `ppageno`); its and ALTO's boxes are pixels at PAGE_IMAGE_DPI, as the page images are.
         Every error (NotFound, Conflict, a result gone from storage) is raised here, before the
         first chunk."""
         task = self._document_task(task_id, tenant)
+        if format in DERIVED_FORMATS:
+            chunks = self._stored(task_id, result_json_key(task.id))
+            payload = kind_info(task.kind).payload(task.payload)
+            file_name = payload.filename if payload is not None else task.id
+            rendering = Rendering(
+                file_name=file_name,
+                dpi=results.PAGE_IMAGE_DPI,
+                page_image=(lambda n: file_name) if page_base is None else (lambda n: f"{page_base}{n}"),
+                figure_base=figure_base,
+                page_count=task.result.get("pages") if isinstance(task.result, dict) else None,
+            )
+            return derived_from_json(format, chunks, rendering)
         if format == "pdf":
             upload = task.payload.get("input") if isinstance(task.payload, dict) else None
             if not is_upload_key(upload):
@@ -219,11 +240,14 @@ class Tasks:
             )
         else:
             key = result_json_key(task.id) if format == "json" else result_markdown_key(task.id)
+        chunks = self._stored(task_id, key)
+        return results.linked_markdown(chunks, figure_base) if format == "markdown" and figure_base else chunks
+
+    def _stored(self, task_id: str, key: str) -> Iterator[bytes]:
         try:
-            chunks = self.storage.iter_chunks(key)
+            return self.storage.iter_chunks(key)
         except ObjectNotFoundError as exc:
             raise NotFound("result_gone", f"the result of task {task_id} is no longer stored") from exc
-        return results.linked_markdown(chunks, figure_base) if format == "markdown" and figure_base else chunks
 
     def asset(self, task_id: str, name: str, tenant: str | None = ANY_TENANT) -> tuple[bytes, str]:
         """A figure crop and its media type; `name` is `imgs/` + the file name the Markdown gives."""
