@@ -23,7 +23,7 @@ from ocrqueue.service.engines import model_server_check
 from ocrqueue.service.errors import Conflict, InvalidInput, NotConfigured, NotFound, TooLarge, UnsupportedInput
 from ocrqueue.service.keys import is_upload_key, result_json_key, result_markdown_key
 from ocrqueue.service.result_formats import DERIVED_FORMATS, Rendering, ResultFormat, derived_from_json
-from ocrqueue.service.submission import Submission, submit_document
+from ocrqueue.service.submission import Staged, Submission, stage_document, submit_staged
 from ocrqueue.service.views import EventView, Submitted, TaskList, TaskView, WebhookView
 from ocrqueue.service.vision_task import MAX_QUESTION_CHARS, VisionSubmission, submit_vision
 from ocrqueue.service.webhooks import WebhookStore, watch_callback
@@ -64,21 +64,39 @@ class Tasks:
         Raises InvalidInput for an empty file or a page selection past the document's pages (field
         `pages`), UnsupportedInput for a type the pipeline does not read and TooLarge past
         max_upload_bytes; nothing is kept then."""
+        result = submit_staged(self.store, self.storage, self._stage(stream, submission, ""))
+        return Submitted(TaskView.of(result.task), result.created)
+
+    def submit_documents(self, files: Sequence[tuple[BinaryIO, Submission]]) -> list[Submitted]:
+        """Several files at once, one task each (each with its own dedup key: two identical files
+        with the same options make one task). All or nothing: every file is checked and stored
+        before any task is submitted, and the first one refused (as `submit_document` would) removes
+        the others' stored copies and raises, its message naming the file."""
+        staged: list[Staged] = []
+        try:
+            for number, (stream, submission) in enumerate(files, 1):
+                staged.append(self._stage(stream, submission, f"file {number} ({submission.filename}): "))
+        except BaseException:
+            for done in staged:
+                self.storage.delete_prefix(done.upload)
+            raise
+        results = [submit_staged(self.store, self.storage, s) for s in staged]
+        return [Submitted(TaskView.of(r.task), r.created) for r in results]
+
+    def _stage(self, stream: BinaryIO, submission: Submission, prefix: str) -> Staged:
         head = stream.read(1024)
         if not head:
-            raise InvalidInput("empty_file", "the uploaded file is empty", field="file")
+            raise InvalidInput("empty_file", f"{prefix}the uploaded file is empty", field="file")
         if sniff_format(head) is None:
-            raise UnsupportedInput(
-                "unsupported_type", "the file is not a PDF, PNG, JPEG, TIFF, WebP or BMP image", field="file"
-            )
+            message = f"{prefix}the file is not a PDF, PNG, JPEG, TIFF, WebP or BMP image"
+            raise UnsupportedInput("unsupported_type", message, field="file")
         stream.seek(0)
         try:
-            result = submit_document(self.store, self.storage, stream, submission, self.settings.max_upload_bytes)
+            return stage_document(self.storage, stream, submission, self.settings.max_upload_bytes)
         except TooLargeUploadError as exc:
-            raise TooLarge("too_large", str(exc), field="file") from exc
+            raise TooLarge("too_large", f"{prefix}{exc}", field="file") from exc
         except PageRangeError as exc:
-            raise InvalidInput(exc.code, str(exc), field="pages") from exc
-        return Submitted(TaskView.of(result.task), result.created)
+            raise InvalidInput(exc.code, f"{prefix}{exc}", field="pages") from exc
 
     def submit_vision(self, stream: BinaryIO, submission: VisionSubmission) -> Submitted:
         """Store the image for a new `vision` task: the same image, question and max_tokens make one task."""

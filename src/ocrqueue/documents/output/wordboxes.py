@@ -72,8 +72,9 @@ class PagePixels:
     def __init__(self, page: PageResult, dpi: float) -> None:
         self.page = page
         self._scale = dpi / POINTS_PER_INCH
-        self.width = max(1, round(page.width * self._scale))
-        self.height = max(1, round(page.height * self._scale))
+        # As big as the page rendered at `dpi` (PDFium rounds a page's size in pixels up).
+        self.width = max(1, math.ceil(round(page.width * self._scale, 6)))
+        self.height = max(1, math.ceil(round(page.height * self._scale, 6)))
 
     def box(self, bbox: tuple[float, float, float, float]) -> Box:
         """`bbox` in points as whole pixels, rounded outwards and kept on the page."""
