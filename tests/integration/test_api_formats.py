@@ -15,6 +15,7 @@ from PIL import Image
 from support.service import Service, running_service
 from support.validators import ALTO_NS, XHTML_NS, properties, valid_alto, valid_hocr
 
+from ocrqueue.client import Client, format_for
 from ocrqueue.queue import Store
 
 PDF = born_digital_pdf(pages=2)
@@ -188,3 +189,22 @@ def test_the_openapi_document_has_the_new_calls(service: Service) -> None:
     assert set(format_schema["enum"]) == {"markdown", "json", "pdf", "text", "html", "hocr", "alto"}
     submit = spec["paths"]["/api/v1/tasks"]["post"]["responses"]["202"]["content"]["application/json"]["schema"]
     assert {"$ref": "#/components/schemas/BatchOut"} in submit["anyOf"]
+
+
+def test_the_client_downloads_each_format_by_its_suffix(service: Service, tmp_path: Path) -> None:
+    service.start_worker()
+    source = tmp_path / "report.pdf"
+    source.write_bytes(PDF)
+    with Client(service.url) as client:
+        task = client.submit(source, mode="text")
+        done = client.wait(task.id, timeout=60)
+        assert done.status == "completed"
+        for name in ("report.txt", "report.html", "report.hocr", "report.alto.xml"):
+            client.download(done.id, tmp_path / name)
+        assert client.result(done.id, "text").decode() == (tmp_path / "report.txt").read_text(encoding="utf-8")
+    assert "Supplier Invoices" in (tmp_path / "report.txt").read_text(encoding="utf-8")
+    assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    valid_hocr(tmp_path / "report.hocr")
+    valid_alto((tmp_path / "report.alto.xml").read_bytes())
+    with pytest.raises(ValueError, match=r"\.hocr"):
+        format_for("report.docx")

@@ -93,18 +93,17 @@ def submit_task(
         if not submitted.created:
             response.status_code = 200
         return task_out(submitted.task)
-    results = context.tasks.submit_documents(
-        [(part.file, form.submission(options, part.filename, caller.tenant, part=n)) for n, part in enumerate(file, 1)]
-    )
+    submissions = [form.submission(options, part.filename, caller.tenant, part=n) for n, part in enumerate(file, 1)]
+    results = context.tasks.submit_documents([(p.file, s) for p, s in zip(file, submissions, strict=True)])
     first_part: dict[str, int] = {}
     entries = []
-    for index, (part, submitted) in enumerate(zip(file, results, strict=True)):
+    for index, (submission, submitted) in enumerate(zip(submissions, results, strict=True)):
         same_as = first_part.setdefault(submitted.task.id, index)
         if same_as == index:
             watch_for(context, caller, submitted.task.id, callback)
         entries.append(
             SubmittedOut(
-                filename=(part.filename or "upload")[:255],
+                filename=submission.filename,
                 created=submitted.created,
                 same_as=same_as if same_as != index else None,
                 task=task_out(submitted.task),
