@@ -5,6 +5,7 @@ hocr-spec and the spec's required properties, HTML with an HTML parser."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -131,6 +132,14 @@ def test_html_is_a_complete_escaped_document(results: dict[str, DocumentResult])
     images = [img.get("src") for img in figure_html.iter("img")]
     names = [b.image for p in figure.pages for b in p.blocks if b.image]
     assert names and images == [f"assets/imgs/{name}" for name in names]
+
+
+def test_html_leaves_out_control_characters_html_cannot_carry(results: dict[str, DocumentResult]) -> None:
+    page = results["born_digital"].pages[0]
+    block = next(b for b in page.blocks if b.type == "text")
+    dirty = dataclasses.replace(page, blocks=(dataclasses.replace(block, text="bell\x07 and\x00 nul <i>"),))
+    text = "".join(html_chunks([dirty], "t"))
+    assert "<p>bell and nul &lt;i&gt;</p>" in text
 
 
 def test_plain_text_has_the_text_and_a_form_feed_between_pages(results: dict[str, DocumentResult]) -> None:

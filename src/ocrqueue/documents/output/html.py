@@ -5,8 +5,9 @@ character of it is escaped, so a page that says ``<script>`` shows those charact
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterable, Iterator
-from html import escape
 
 from ocrqueue.documents.model import Block, PageResult, Table
 from ocrqueue.documents.output.languages import first_tag
@@ -17,6 +18,15 @@ _STYLE = (
     "table{border-collapse:collapse}td{border:1px solid #999;padding:.2em .4em;vertical-align:top}"
     "img{max-width:100%}.caption{font-style:italic}"
 )
+
+
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+
+
+def escape(text: str) -> str:
+    """Text as HTML that shows it: markup characters escaped, and the control characters HTML
+    cannot carry at all (not even as character references) left out."""
+    return html.escape(_CONTROLS.sub("", text))
 
 
 def _lines(text: str) -> str:
