@@ -9,7 +9,7 @@
         for update in client.events(task.id):          # live, from the server-sent events
             print(update.status, update.progress_done, "/", update.progress_total)
         done = client.wait(task.id, timeout=600)        # or just wait
-        client.download(done.id, "scan.md")             # format from the suffix: .md, .json, .pdf
+        client.download(done.id, "scan.md")             # format from the suffix: .md .json .pdf .txt .html .hocr .xml
         client.download(done.id, "scan.searchable.pdf")
 
 Errors from the server raise `ClientError` with its HTTP status, stable error code and message.
@@ -27,9 +27,10 @@ from typing import IO, Any, Literal
 
 import httpx
 
-ResultFormat = Literal["markdown", "json", "pdf"]
+ResultFormat = Literal["markdown", "json", "pdf", "text", "html", "hocr", "alto"]
 TERMINAL = frozenset({"completed", "cancelled", "dead_letter"})
 _SUFFIX_FORMATS: dict[str, ResultFormat] = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".pdf": "pdf"}
+_SUFFIX_FORMATS |= {".txt": "text", ".html": "html", ".htm": "html", ".hocr": "hocr", ".xml": "alto"}
 _CHUNK = 1 << 16
 _RECONNECTS = 5
 _RECONNECT_SECONDS = 1.0
@@ -91,10 +92,12 @@ class Task:
 
 
 def format_for(path: str | Path) -> ResultFormat:
-    """The result format a file name asks for by its suffix (.md, .json, .pdf)."""
+    """The result format a file name asks for by its suffix (.md, .json, .pdf, .txt, .html, .hocr;
+    .xml is ALTO)."""
     suffix = Path(path).suffix.lower()
     if suffix not in _SUFFIX_FORMATS:
-        raise ValueError(f"cannot tell the format from {str(path)!r}: use .md, .json or .pdf, or pass format=")
+        suffixes = ", ".join(_SUFFIX_FORMATS)
+        raise ValueError(f"cannot tell the format from {str(path)!r}: use {suffixes} (.xml: ALTO), or pass format=")
     return _SUFFIX_FORMATS[suffix]
 
 

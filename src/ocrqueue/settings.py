@@ -92,6 +92,15 @@ class Settings(BaseSettings):
     submit_rate_per_minute: int = Field(
         default=600, ge=1, description="Submits allowed per API key per minute (a token bucket of that size)."
     )
+    max_files_per_request: int = Field(
+        default=20, ge=1, le=1000, description="`file` parts one POST /api/v1/tasks may carry (one task each)."
+    )
+    convert_wait_seconds: float = Field(
+        default=60.0, ge=0, description="How long POST /api/v1/convert waits for its task when `wait` is not given."
+    )
+    convert_max_wait_seconds: float = Field(
+        default=300.0, ge=0, description="The largest `wait` POST /api/v1/convert accepts."
+    )
     worker_concurrency: int = Field(default=4, ge=1, le=256, description="Task slots per worker process.")
     lease_seconds: float = Field(default=20.0, gt=1, description="How long a claim holds a task without a heartbeat.")
     heartbeat_seconds: float = Field(

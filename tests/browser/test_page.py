@@ -19,6 +19,7 @@ from data.generate import (
 )
 from playwright.sync_api import Page, expect
 from support.service import Service
+from support.validators import valid_alto, valid_hocr
 
 expect.set_options(timeout=20_000)
 
@@ -169,6 +170,17 @@ def test_upload_runs_to_a_result_with_blocks_in_order_linked_to_their_boxes(
     with page.expect_download() as download_info:
         page.get_by_role("button", name="Download JSON").click()
     assert download_info.value.suggested_filename == "report.json"
+    downloads = {}
+    for name in ("searchable PDF", "text", "HTML", "hOCR", "ALTO XML"):
+        with page.expect_download() as download_info:
+            page.get_by_role("button", name=f"Download {name}").click()
+        downloads[download_info.value.suggested_filename] = download_info.value.path()
+    assert sorted(downloads) == ["report.alto.xml", "report.hocr", "report.html", "report.pdf", "report.txt"]
+    assert downloads["report.pdf"].read_bytes().startswith(b"%PDF-")
+    assert "Supplier Invoices" in downloads["report.txt"].read_text(encoding="utf-8")
+    assert "<h1>Supplier Invoices</h1>" in downloads["report.html"].read_text(encoding="utf-8")
+    valid_hocr(downloads["report.hocr"])
+    valid_alto(downloads["report.alto.xml"].read_bytes())
     page.get_by_role("tab", name="Document").click()
     page.get_by_role("link", name="← All tasks").click()
     expect(page.locator("#task-rows tr")).to_have_count(2)

@@ -40,8 +40,15 @@ def live(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Ite
     store = open_store(url)
     try:
         # A model server that is configured but never answers: vision submits queue instead of 503.
+        # No worker runs, so /api/v1/convert waits at most a second for its task before its 202.
         with running_service(
-            url, store, folder, submit_rate_per_minute=100_000, vlm_base_url="http://127.0.0.1:9/v1"
+            url,
+            store,
+            folder,
+            submit_rate_per_minute=100_000,
+            vlm_base_url="http://127.0.0.1:9/v1",
+            convert_wait_seconds=0.2,
+            convert_max_wait_seconds=1,
         ) as service:
             yield Live(service)
     finally:

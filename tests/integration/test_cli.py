@@ -11,6 +11,7 @@ import pypdfium2 as pdfium
 import pytest
 from data.generate import ENGLISH, PdfBuilder, born_digital_pdf, encode, figure_pdf, text_page
 from prometheus_client import CollectorRegistry
+from support.validators import ALTO_NS, XHTML_NS, properties, valid_alto, valid_hocr
 from typer.testing import CliRunner
 
 from ocrqueue.cli import app
@@ -144,6 +145,32 @@ def test_convert_writes_a_searchable_pdf_of_the_pages_asked_for(cli_env: Path) -
     assert len(pdf) == 2 and "2" in pdf[0].get_textpage().get_text_range()
     pdf.close()
     assert not (out / "long" / "long.md").exists() and not list((out / "long").glob(".*.tmp"))
+
+
+@pytest.mark.parametrize(
+    ("fmt", "suffix"), [("text", ".txt"), ("txt", ".txt"), ("html", ".html"), ("hocr", ".hocr"), ("alto", ".alto.xml")]
+)
+def test_convert_writes_text_html_hocr_and_alto(cli_env: Path, fmt: str, suffix: str) -> None:
+    path = cli_env / "report.pdf"
+    path.write_bytes(born_digital_pdf(pages=2))
+    out = cli_env / "out"
+    result = runner.invoke(app, ["convert", str(path), "-o", str(out), "--mode", "text", "-f", fmt])
+    assert result.exit_code == 0, result.output
+    written = out / "report" / f"report{suffix}"
+    assert sorted(p.name for p in (out / "report").iterdir()) == [written.name]
+    data = written.read_bytes()
+    if suffix == ".txt":
+        assert data.decode().count("\f") == 1 and "Supplier Invoices" in data.decode()
+    elif suffix == ".html":
+        assert data.startswith(b"<!DOCTYPE html>") and b"<h1>Supplier Invoices</h1>" in data
+    elif suffix == ".hocr":
+        hocr = valid_hocr(written)
+        pages = hocr.findall(".//h:div[@class='ocr_page']", XHTML_NS)
+        assert [properties(p)["image"] for p in pages] == ['"report.pdf"', '"report.pdf"']
+    else:
+        alto = valid_alto(data)
+        assert len(alto.findall(".//a:Page", ALTO_NS)) == 2
+        assert "Supplier" in [s.get("CONTENT") for s in alto.iterfind(".//a:String", ALTO_NS)]
 
 
 def test_local_webhook_secret_is_made_once_and_shown_again(cli_env: Path) -> None:

@@ -15,7 +15,7 @@ from ocrqueue import __version__
 from ocrqueue.api.body_limit import BodyLimitMiddleware
 from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import install_error_handlers
-from ocrqueue.api.routes import health, tasks, vision
+from ocrqueue.api.routes import convert, health, tasks, vision
 from ocrqueue.service.engines import configure_vlm
 from ocrqueue.service.live import Live
 
@@ -55,6 +55,7 @@ def create_app(context: ApiContext) -> FastAPI:
     configure_vlm(context.settings.vlm_config())  # the `vlm` engine is then a valid choice on submit
     install_error_handlers(app)
     app.include_router(tasks.router)
+    app.include_router(convert.router)
     app.include_router(vision.router)
     app.include_router(health.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=context.settings.max_upload_bytes + _MULTIPART_OVERHEAD)

@@ -33,6 +33,10 @@ class ResultLinks(BaseModel):
     markdown: str
     json_: str = Field(alias="json")
     pdf: str = Field(description="The searchable PDF: the original pages with an invisible text layer.")
+    text: str = Field(description="Plain text: blocks apart by a blank line, pages by a form feed.")
+    html: str = Field(description="A complete HTML page.")
+    hocr: str = Field(description="hOCR 1.2: word boxes (pixels of the 100 dpi page images) and confidences.")
+    alto: str = Field(description="ALTO 4.4 XML: word boxes (pixels of the 100 dpi page images) and confidences.")
     pages: int
     selected_pages: str | None = Field(
         default=None, description="The page numbers the result holds when only some were asked for, e.g. 1-5,9."
@@ -83,6 +87,23 @@ class TaskOut(BaseModel):
     """Set by GET /api/v1/tasks/{id} for a task submitted with `callback_url`."""
 
 
+class SubmittedOut(BaseModel):
+    """One `file` part of a submit with several: its task, new or found."""
+
+    filename: str
+    created: bool = Field(description="True: a new task; false: the same file and options had one already.")
+    same_as: int | None = Field(
+        default=None, description="The earlier part of this request (index from 0) with this task: an identical file."
+    )
+    task: TaskOut
+
+
+class BatchOut(BaseModel):
+    """The answer to a submit with several `file` parts: one entry per part, in order."""
+
+    tasks: list[SubmittedOut]
+
+
 class TaskListOut(BaseModel):
     tasks: list[TaskOut]
     next_cursor: str | None
@@ -106,6 +127,10 @@ def task_out(task: TaskView, events: list[EventView] | None = None, *, events_tr
             markdown=f"{base}?format=markdown",
             json=f"{base}?format=json",
             pdf=f"{base}?format=pdf",
+            text=f"{base}?format=text",
+            html=f"{base}?format=html",
+            hocr=f"{base}?format=hocr",
+            alto=f"{base}?format=alto",
             pages=task.document_pages,
             selected_pages=task.selected_pages,
         )

@@ -6,7 +6,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar, cast
+from typing import Annotated, TypeVar
 
 import httpx
 import typer
@@ -17,7 +17,7 @@ from ocrqueue.cli import documents, remote, server
 from ocrqueue.cli.keys import keys_app
 from ocrqueue.cli.runtime import configure_logging
 from ocrqueue.client import ClientError
-from ocrqueue.service import ANY_TENANT, Conflict, NotFound, ResultFormat, TaskStatus, TaskView
+from ocrqueue.service import ANY_TENANT, RESULT_FORMATS, Conflict, NotFound, ResultFormat, TaskStatus, TaskView
 from ocrqueue.service.live import Live
 from ocrqueue.service.runtime import (
     REPLACE_EXIT_CODE,
@@ -293,23 +293,25 @@ def tasks_retry(task_id: str, server: remote.Server = None, api_key: remote.ApiK
 @tasks_app.command("result")
 def tasks_result(
     task_id: str,
-    format: Annotated[str, typer.Option("--format", "-f", help="markdown (md), json or pdf.")] = "markdown",
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="markdown (md), json, pdf, text, html, hocr or alto.")
+    ] = "markdown",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
     server: remote.Server = None,
     api_key: remote.ApiKey = None,
 ) -> None:
-    """Print (or save) a completed OCR task's Markdown, JSON or searchable PDF.
+    """Print (or save) a completed OCR task's Markdown, JSON, searchable PDF, text, HTML, hOCR or ALTO.
 
     Example: ocrqueue tasks result 01a2…-…  -f pdf -o contract.pdf
     """
     format = "markdown" if format == "md" else format
-    if format not in ("markdown", "json", "pdf"):
-        console.print("[red]--format must be markdown, json or pdf[/red]")
+    if format not in RESULT_FORMATS:
+        console.print(f"[red]--format must be one of {', '.join(RESULT_FORMATS)}[/red]")
         raise typer.Exit(2)
     if format == "pdf" and output is None:
         console.print("[red]a PDF needs --output FILE[/red]")
         raise typer.Exit(2)
-    chosen = cast(ResultFormat, format)
+    chosen: ResultFormat = format
     if (client := remote.remote_client(server, api_key)) is not None:
         with client:
             _remote(lambda: remote.tasks_result(client, task_id, chosen, output))

@@ -13,8 +13,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from ocrqueue.cli import remote
 from ocrqueue.service import (
+    RESULT_FORMATS,
     InvalidInput,
     ProcessOptions,
+    ResultFormat,
     ServiceError,
     Submission,
     Tasks,
@@ -68,13 +70,18 @@ def _progress() -> Progress:
     )
 
 
-def _formats(given: list[str] | None) -> set[str]:
-    chosen = {"markdown" if f == "md" else f for f in (given or ["md", "json"])}
-    unknown = chosen - {"markdown", "json", "pdf"}
+FORMAT_NAMES = {"md": "markdown", "txt": "text"}
+FORMAT_CHOICES = "md, json, pdf (searchable PDF), text (txt), html, hocr or alto"
+FORMAT_HELP = f"{FORMAT_CHOICES}; repeatable."
+
+
+def _formats(given: list[str] | None) -> set[ResultFormat]:
+    chosen = {FORMAT_NAMES.get(f, f) for f in (given or ["md", "json"])}
+    unknown = chosen - set(RESULT_FORMATS)
     if unknown:
-        console.print(f"[red]unknown --format {', '.join(sorted(unknown))}: use md, json or pdf[/red]")
+        console.print(f"[red]unknown --format {', '.join(sorted(unknown))}: use {FORMAT_CHOICES}[/red]")
         raise typer.Exit(2)
-    return chosen
+    return {f for f in RESULT_FORMATS if f in chosen}
 
 
 def convert(
@@ -87,12 +94,11 @@ def convert(
     pages: Pages = None,
     formats: Annotated[
         list[str] | None,
-        typer.Option(
-            "--format", "-f", help="md, json or pdf (searchable PDF); repeatable.", show_default="md and json"
-        ),
+        typer.Option("--format", "-f", help=FORMAT_HELP, show_default="md and json"),
     ] = None,
 ) -> None:
-    """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json, .pdf and figure crops beside them.
+    """Convert files locally, without a server: OUTPUT/<name>/<name>.md, .json, .pdf, .txt, .html, .hocr,
+    .alto.xml and figure crops beside them.
 
     Pages are written as they are read, so memory stays flat however long the document.
     Example: ocrqueue convert scan.pdf photo.jpg -o out/ --lang eng --lang chi_sim -f md -f pdf --pages 1-5,9
@@ -140,7 +146,7 @@ def submit(
     ] = None,
     formats: Annotated[
         list[str] | None,
-        typer.Option("--format", "-f", help="With --output: md, json or pdf; repeatable.", show_default="md"),
+        typer.Option("--format", "-f", help=f"With --output: {FORMAT_HELP}", show_default="md"),
     ] = None,
     callback_url: Annotated[
         str | None, typer.Option(help="With --server: POSTed a signed JSON body when each task ends.")
@@ -161,7 +167,7 @@ def submit(
                 files,
                 wait=wait,
                 output=output,
-                formats=sorted(_formats(formats or ["md"])),  # type: ignore[arg-type]
+                formats=sorted(_formats(formats or ["md"])),
                 mode=mode,
                 engine=engine,
                 languages=languages,

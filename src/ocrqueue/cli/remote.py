@@ -17,12 +17,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from ocrqueue.client import Client, ClientError, ResultFormat, Task, WaitTimeout
+from ocrqueue.service import FORMATS
 from ocrqueue.settings import Settings
 
 console = Console()
 EXIT_FAILED = 1
 EXIT_NOT_FOUND = 3
-_SUFFIXES: dict[str, str] = {"markdown": ".md", "json": ".json", "pdf": ".pdf"}
 
 Server = Annotated[
     str | None,
@@ -134,7 +134,7 @@ def _write_results(client: Client, task: Task, source: Path, output: Path, forma
     output.mkdir(parents=True, exist_ok=True)
     failures = 0
     for fmt in formats:
-        target = output / f"{source.stem}{_SUFFIXES[fmt]}"
+        target = output / f"{source.stem}{FORMATS[fmt].suffix}"
         try:
             client.download(task.id, target, fmt)
         except (ClientError, httpx.HTTPError) as exc:

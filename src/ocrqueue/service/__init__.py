@@ -16,8 +16,9 @@ from ocrqueue.service.errors import (
 )
 from ocrqueue.service.options import ocr_options
 from ocrqueue.service.payloads import OcrPayload, Payload, VisionPayload
+from ocrqueue.service.result_formats import FORMATS, RESULT_FORMATS, ResultFormat
 from ocrqueue.service.submission import Submission
-from ocrqueue.service.tasks import ANY_TENANT, TASK_ID_PATTERN, ResultFormat, Tasks
+from ocrqueue.service.tasks import ANY_TENANT, TASK_ID_PATTERN, Tasks
 from ocrqueue.service.views import EventView, Submitted, TaskList, TaskView, WebhookView
 from ocrqueue.service.vision_task import MAX_QUESTION_CHARS, VisionSubmission
 from ocrqueue.service.webhook_sender import WebhookRefused, check_url
@@ -25,8 +26,10 @@ from ocrqueue.service.webhooks import LOCAL_OWNER, WebhookConfig, WebhookStore, 
 
 __all__ = [
     "ANY_TENANT",
+    "FORMATS",
     "LOCAL_OWNER",
     "MAX_QUESTION_CHARS",
+    "RESULT_FORMATS",
     "TASK_ID_PATTERN",
     "Answer",
     "Conflict",

@@ -1,8 +1,8 @@
 """Converting a file on this machine, without a queue: `ocrqueue convert`.
 
 Pages are written as they are read (figure crops, then the JSON and Markdown through
-`ResultWriter`), so memory stays flat however long the document; the searchable PDF is made
-afterwards from the JSON just written, read back a page at a time."""
+`ResultWriter`), so memory stays flat however long the document; the searchable PDF, text, HTML,
+hOCR and ALTO are made afterwards from the JSON just written, read back a page at a time."""
 
 from __future__ import annotations
 
@@ -21,6 +21,15 @@ from ocrqueue.documents import (
 from ocrqueue.documents.output.reader import iter_result_pages
 from ocrqueue.documents.output.searchable_pdf import write_searchable_pdf
 from ocrqueue.service.errors import InvalidInput
+from ocrqueue.service.result_formats import (
+    DERIVED_FORMATS,
+    FORMATS,
+    RESULT_FORMATS,
+    Rendering,
+    ResultFormat,
+    derived_chunks,
+)
+from ocrqueue.service.results import PAGE_IMAGE_DPI
 
 
 def _partial(path: Path) -> Path:
@@ -32,20 +41,23 @@ def convert_file(
     target: Path,
     options: ProcessOptions,
     limits: DocumentLimits,
-    formats: Collection[str] = ("markdown", "json"),
+    formats: Collection[ResultFormat] = ("markdown", "json"),
     *,
     on_opened: Callable[[int], None] = lambda pages: None,
     on_page: Callable[[], None] = lambda: None,
 ) -> list[Path]:
-    """Convert `source` into TARGET/<stem>.md, .json and .pdf (those in `formats`) with its figure
-    crops beside them; returns the files written. Each result is written under a temporary name and
-    renamed when complete, so a failed file leaves no half result behind. `on_opened(pages to
-    read)` and `on_page()` follow the work. Raises InvalidInput when the file cannot be read
-    (damaged, encrypted, over a limit, a page selection past its pages...)."""
+    """Convert `source` into TARGET/<stem>.md, .json, .pdf, .txt, .html, .hocr and .alto.xml (those
+    in `formats`) with its figure crops beside them; returns the files written. Each result is
+    written under a temporary name and renamed when complete, so a failed file leaves no half result
+    behind. The searchable PDF, text, HTML, hOCR and ALTO are written from the JSON read back a page
+    at a time (hOCR names `source` as each page's image, with `ppageno`; its and ALTO's boxes are
+    pixels at PAGE_IMAGE_DPI). `on_opened(pages to read)` and `on_page()` follow the work. Raises
+    InvalidInput when the file cannot be read (damaged, encrypted, over a limit, a page selection
+    past its pages...)."""
     stem = source.stem
-    outputs = {fmt: target / f"{stem}.{'md' if fmt == 'markdown' else fmt}" for fmt in formats}
-    json_path, markdown_path = _partial(target / f"{stem}.json"), _partial(target / f"{stem}.md")
-    pdf_path = _partial(target / f"{stem}.pdf")
+    outputs = {fmt: target / f"{stem}{FORMATS[fmt].suffix}" for fmt in formats}
+    partials = {fmt: _partial(target / f"{stem}{FORMATS[fmt].suffix}") for fmt in RESULT_FORMATS}
+    json_path, markdown_path = partials["json"], partials["markdown"]
     try:
         with open_document(source, limits) as document:
             meta = dataclasses.replace(document.meta, pages=options.pages)
@@ -64,14 +76,19 @@ def convert_file(
                     writer.add(result)
                     on_page()
         if "pdf" in outputs:
-            with json_path.open("rb") as pages, pdf_path.open("wb") as pdf:
+            with json_path.open("rb") as pages, partials["pdf"].open("wb") as pdf:
                 write_searchable_pdf(source, iter_result_pages(pages), pdf, limits, options.page_selection)
-        written = {"json": json_path, "markdown": markdown_path, "pdf": pdf_path}
+        rendering = Rendering(source.name, PAGE_IMAGE_DPI, lambda number: source.name, page_count=len(wanted))
+        for derived in DERIVED_FORMATS:
+            if derived in outputs:
+                with json_path.open("rb") as pages, partials[derived].open("wb") as out:
+                    for chunk in derived_chunks(derived, iter_result_pages(pages), rendering):
+                        out.write(chunk)
         for fmt, final in outputs.items():
-            written[fmt].replace(final)
+            partials[fmt].replace(final)
     except DocumentError as exc:
         raise InvalidInput(exc.code, str(exc)) from exc
     finally:
-        for partial in (json_path, markdown_path, pdf_path):
+        for partial in partials.values():
             partial.unlink(missing_ok=True)
     return list(outputs.values())

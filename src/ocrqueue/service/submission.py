@@ -39,6 +39,14 @@ def dedup_key(sha256: str, options: ProcessOptions, tenant: str | None) -> str:
     return f"doc:{tenant or ''}:{digest}"
 
 
+@dataclass(frozen=True)
+class Staged:
+    """An upload stored for a task not yet submitted: `upload` is its storage key."""
+
+    spec: TaskSpec
+    upload: str
+
+
 def submit_document(
     store: Store, storage: Storage, stream: BinaryIO, submission: Submission, max_bytes: int
 ) -> SubmitResult:
@@ -46,6 +54,13 @@ def submit_document(
 
     Raises TooLargeUploadError past `max_bytes` before anything is stored.
     """
+    return submit_staged(store, storage, stage_document(storage, stream, submission, max_bytes))
+
+
+def stage_document(storage: Storage, stream: BinaryIO, submission: Submission, max_bytes: int) -> Staged:
+    """Check, hash and store the file for a task, without submitting it yet (several files of one
+    request are all staged before any is submitted). Raises TooLargeUploadError past `max_bytes`
+    and PageRangeError for pages the file does not have, before anything is stored."""
     digest = hashlib.sha256()
     size = 0
     with _new_spool(named=submission.options.pages is not None) as spool:
@@ -78,7 +93,11 @@ def submit_document(
         dedup_key=key_for_dedup,
         tenant=submission.tenant,
     )
-    return submit_owning_upload(store, storage, spec, key)
+    return Staged(spec, key)
+
+
+def submit_staged(store: Store, storage: Storage, staged: Staged) -> SubmitResult:
+    return submit_owning_upload(store, storage, staged.spec, staged.upload)
 
 
 def _new_spool(named: bool) -> IO[bytes]:

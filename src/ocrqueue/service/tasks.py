@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import cached_property
-from typing import Any, BinaryIO, Literal
+from typing import Any, BinaryIO
 
 from ocrqueue.documents import DocumentError, InputFormat, PageRangeError, sniff_format
 from ocrqueue.documents.input.images import open_image
@@ -21,8 +21,9 @@ from ocrqueue.service.breaker_reports import BreakerReports
 from ocrqueue.service.catalog import kind_info
 from ocrqueue.service.engines import model_server_check
 from ocrqueue.service.errors import Conflict, InvalidInput, NotConfigured, NotFound, TooLarge, UnsupportedInput
+from ocrqueue.service.result_formats import DERIVED_FORMATS, Rendering, ResultFormat, derived_from_json
 from ocrqueue.service.storage_keys import is_upload_key, result_json_key, result_markdown_key
-from ocrqueue.service.submission import Submission, submit_document
+from ocrqueue.service.submission import Staged, Submission, stage_document, submit_staged
 from ocrqueue.service.views import EventView, Submitted, TaskList, TaskView, WebhookView
 from ocrqueue.service.vision_task import MAX_QUESTION_CHARS, VisionSubmission, submit_vision
 from ocrqueue.service.webhooks import WebhookStore, watch_callback
@@ -32,7 +33,6 @@ from ocrqueue.storage import ObjectNotFoundError, Storage, TooLargeUploadError
 TASK_ID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 _TASK_ID = re.compile(TASK_ID_PATTERN)
 _PRUNE_BATCH = 1000
-ResultFormat = Literal["markdown", "json", "pdf"]
 ANY_TENANT: str | None = None
 """The tenant argument that sees every task (local mode, the operator's CLI)."""
 
@@ -64,21 +64,39 @@ class Tasks:
         Raises InvalidInput for an empty file or a page selection past the document's pages (field
         `pages`), UnsupportedInput for a type the pipeline does not read and TooLarge past
         max_upload_bytes; nothing is kept then."""
+        result = submit_staged(self.store, self.storage, self._stage(stream, submission, ""))
+        return Submitted(TaskView.of(result.task), result.created)
+
+    def submit_documents(self, files: Sequence[tuple[BinaryIO, Submission]]) -> list[Submitted]:
+        """Several files at once, one task each (each with its own dedup key: two identical files
+        with the same options make one task). All or nothing: every file is checked and stored
+        before any task is submitted, and the first one refused (as `submit_document` would) removes
+        the others' stored copies and raises, its message naming the file."""
+        staged: list[Staged] = []
+        try:
+            for number, (stream, submission) in enumerate(files, 1):
+                staged.append(self._stage(stream, submission, f"file {number} ({submission.filename}): "))
+        except BaseException:
+            for done in staged:
+                self.storage.delete_prefix(done.upload)
+            raise
+        results = [submit_staged(self.store, self.storage, s) for s in staged]
+        return [Submitted(TaskView.of(r.task), r.created) for r in results]
+
+    def _stage(self, stream: BinaryIO, submission: Submission, prefix: str) -> Staged:
         head = stream.read(1024)
         if not head:
-            raise InvalidInput("empty_file", "the uploaded file is empty", field="file")
+            raise InvalidInput("empty_file", f"{prefix}the uploaded file is empty", field="file")
         if sniff_format(head) is None:
-            raise UnsupportedInput(
-                "unsupported_type", "the file is not a PDF, PNG, JPEG, TIFF, WebP or BMP image", field="file"
-            )
+            message = f"{prefix}the file is not a PDF, PNG, JPEG, TIFF, WebP or BMP image"
+            raise UnsupportedInput("unsupported_type", message, field="file")
         stream.seek(0)
         try:
-            result = submit_document(self.store, self.storage, stream, submission, self.settings.max_upload_bytes)
+            return stage_document(self.storage, stream, submission, self.settings.max_upload_bytes)
         except TooLargeUploadError as exc:
-            raise TooLarge("too_large", str(exc), field="file") from exc
+            raise TooLarge("too_large", f"{prefix}{exc}", field="file") from exc
         except PageRangeError as exc:
-            raise InvalidInput(exc.code, str(exc), field="pages") from exc
-        return Submitted(TaskView.of(result.task), result.created)
+            raise InvalidInput(exc.code, f"{prefix}{exc}", field="pages") from exc
 
     def submit_vision(self, stream: BinaryIO, submission: VisionSubmission) -> Submitted:
         """Store the image for a new `vision` task: the same image, question and max_tokens make one task."""
@@ -197,18 +215,39 @@ class Tasks:
     def result(
         self, task_id: str, format: ResultFormat, tenant: str | None = ANY_TENANT, *, figure_base: str = ""
     ) -> bytes:
-        """A completed document task's JSON, Markdown or searchable PDF, whole (see `result_chunks`)."""
+        """A completed document task's result in `format`, whole (see `result_chunks`)."""
         return b"".join(self.result_chunks(task_id, format, tenant, figure_base=figure_base))
 
     def result_chunks(
-        self, task_id: str, format: ResultFormat, tenant: str | None = ANY_TENANT, *, figure_base: str = ""
+        self,
+        task_id: str,
+        format: ResultFormat,
+        tenant: str | None = ANY_TENANT,
+        *,
+        figure_base: str = "",
+        page_base: str | None = None,
     ) -> Iterator[bytes]:
-        """A completed document task's JSON, Markdown or searchable PDF, read from storage a chunk
-        at a time (a 5,000-page result never sits whole in memory); in the Markdown, each figure's
+        """A completed document task's JSON, Markdown, searchable PDF, text, HTML, hOCR or ALTO, read
+        from storage a chunk at a time (a 5,000-page result never sits whole in memory; the last
+        four are written from the JSON a page at a time); in the Markdown and HTML, each figure's
         link is `figure_base` + its file name (empty: the names as stored, beside the figures' files).
+        hOCR names each page's image `page_base` + its number (None: the upload's file name, with
+        `ppageno`); its and ALTO's boxes are pixels at PAGE_IMAGE_DPI, as the page images are.
         Every error (NotFound, Conflict, a result gone from storage) is raised here, before the
         first chunk."""
         task = self._document_task(task_id, tenant)
+        if format in DERIVED_FORMATS:
+            chunks = self._stored(task_id, result_json_key(task.id))
+            payload = kind_info(task.kind).payload(task.payload)
+            file_name = payload.filename if payload is not None else task.id
+            rendering = Rendering(
+                file_name=file_name,
+                dpi=results.PAGE_IMAGE_DPI,
+                page_image=(lambda n: file_name) if page_base is None else (lambda n: f"{page_base}{n}"),
+                figure_base=figure_base,
+                page_count=task.result.get("pages") if isinstance(task.result, dict) else None,
+            )
+            return derived_from_json(format, chunks, rendering)
         if format == "pdf":
             upload = task.payload.get("input") if isinstance(task.payload, dict) else None
             if not is_upload_key(upload):
@@ -219,11 +258,14 @@ class Tasks:
             )
         else:
             key = result_json_key(task.id) if format == "json" else result_markdown_key(task.id)
+        chunks = self._stored(task_id, key)
+        return results.linked_markdown(chunks, figure_base) if format == "markdown" and figure_base else chunks
+
+    def _stored(self, task_id: str, key: str) -> Iterator[bytes]:
         try:
-            chunks = self.storage.iter_chunks(key)
+            return self.storage.iter_chunks(key)
         except ObjectNotFoundError as exc:
             raise NotFound("result_gone", f"the result of task {task_id} is no longer stored") from exc
-        return results.linked_markdown(chunks, figure_base) if format == "markdown" and figure_base else chunks
 
     def asset(self, task_id: str, name: str, tenant: str | None = ANY_TENANT) -> tuple[bytes, str]:
         """A figure crop and its media type; `name` is `imgs/` + the file name the Markdown gives."""

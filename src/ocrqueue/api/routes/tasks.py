@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, Response, UploadFile
+from fastapi import APIRouter, Depends, File, Query, Request, Response, UploadFile
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -13,8 +12,9 @@ from ocrqueue.api.auth import Caller, current_caller
 from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import ApiError
 from ocrqueue.api.events import task_event_stream, tasks_event_stream
-from ocrqueue.api.schemas import ErrorOut, TaskListOut, TaskOut, WebhookOut, task_out
-from ocrqueue.service import TASK_ID_PATTERN, Submission, TaskStatus, WebhookRefused, check_url, ocr_options
+from ocrqueue.api.ocr_form import OcrForm, ocr_form
+from ocrqueue.api.schemas import BatchOut, ErrorOut, SubmittedOut, TaskListOut, TaskOut, WebhookOut, task_out
+from ocrqueue.service import FORMATS, TASK_ID_PATTERN, ResultFormat, TaskStatus
 
 router = APIRouter(prefix="/api/v1/tasks", tags=["tasks"])
 EVENT_LIMIT = 100
@@ -24,6 +24,10 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 FIGURES_RELATIVE = "assets/imgs/"
 """Where figures are from a result's URL (`/api/v1/tasks/{id}/result`): `/api/v1/tasks/{id}/assets/imgs/`."""
+RESULT_CONTENT: dict[str, dict[str, Any]] = {info.media_type.split(";")[0]: {} for info in FORMATS.values()}
+"""The media types a result comes in, for the OpenAPI document."""
+PAGES_RELATIVE = "pages/"
+"""Where page images are from a result's URL: `/api/v1/tasks/{id}/pages/{n}`."""
 
 CallerDep = Annotated[Caller, Depends(current_caller)]
 
@@ -35,34 +39,7 @@ async def _context(request: Request) -> ApiContext:
 
 
 ContextDep = Annotated[ApiContext, Depends(_context)]
-
-
-def split_callback(raw: str | None) -> tuple[str | None, str | None]:
-    """The JSON options without their `callback_url`, and that URL (the rest is checked by ocr_options)."""
-    if not raw:
-        return raw, None
-    try:
-        given = json.loads(raw)
-    except (json.JSONDecodeError, RecursionError):
-        return raw, None
-    if not isinstance(given, dict) or "callback_url" not in given:
-        return raw, None
-    callback = given.pop("callback_url")
-    if not isinstance(callback, str):
-        raise ApiError(422, "invalid_callback_url", "callback_url must be a string", field="options")
-    return json.dumps(given), callback
-
-
-def checked_callback(url: str | None) -> str | None:
-    """`callback_url` as given, or 422 for one that can never be called (its address is checked
-    when the webhook is sent)."""
-    if url is None or not url.strip():
-        return None
-    try:
-        check_url(url.strip())
-    except WebhookRefused as exc:
-        raise ApiError(422, "invalid_callback_url", str(exc), field="callback_url") from exc
-    return url.strip()
+OcrFormDep = Annotated[OcrForm, Depends(ocr_form)]
 
 
 def watch_for(context: ApiContext, caller: Caller, task_id: str, callback: str | None) -> None:
@@ -78,51 +55,63 @@ def take_submit_token(context: ApiContext, caller: Caller) -> None:
         )
 
 
-@router.post("", status_code=202, response_model=TaskOut, responses=_ERRORS | {200: {"model": TaskOut}})
+@router.post(
+    "",
+    status_code=202,
+    response_model=TaskOut | BatchOut,
+    responses=_ERRORS | {200: {"model": TaskOut | BatchOut}},
+)
 def submit_task(
     context: ContextDep,
     caller: CallerDep,
     response: Response,
-    file: Annotated[UploadFile, File(description="A PDF, PNG, JPEG, TIFF, WebP or BMP file.")],
-    options: Annotated[str | None, Form(description='JSON object, e.g. {"mode": "ocr", "languages": ["eng"]}')] = None,
-    mode: Annotated[Literal["auto", "ocr", "text"] | None, Form()] = None,
-    engine: Annotated[str | None, Form(max_length=64)] = None,
-    languages: Annotated[str | None, Form(max_length=200, description="auto, or Tesseract codes: eng,chi_sim")] = None,
-    dpi: Annotated[int | None, Form(ge=72, le=600)] = None,
-    pages: Annotated[
-        str | None, Form(max_length=1000, description="Only these pages, numbered from 1, e.g. 1-5,9 (default: all).")
-    ] = None,
-    priority: Annotated[int, Form(ge=-100, le=100)] = 0,
-    max_attempts: Annotated[int | None, Form(ge=1, le=20)] = None,
-    force: Annotated[bool, Form(description="Run again even if this file and options were submitted before.")] = False,
-    callback_url: Annotated[
-        str | None, Form(description="POSTed a signed JSON body when the task ends (Standard Webhooks).")
-    ] = None,
-    idempotency_key: Annotated[str | None, Header(max_length=200, pattern=r"^[\x21-\x7e]+$")] = None,
-) -> TaskOut:
-    """Upload one file for OCR: 202 with the new task, or 200 with the existing one (same file and options).
-    With `callback_url` (a form field, or a key of `options`), the task's end is POSTed there, signed."""
-    take_submit_token(context, caller)
-    options, option_callback = split_callback(options)
-    callback = checked_callback(callback_url or option_callback)
-    split = [part.strip() for part in languages.split(",") if part.strip()] if languages is not None else None
-    process_options = ocr_options(
-        context.settings, options, mode=mode, engine=engine, languages=split, dpi=dpi, pages=pages
-    )
-    submission = Submission(
-        filename=(file.filename or "upload")[:255],
-        options=process_options,
-        priority=priority,
-        max_attempts=max_attempts,
-        tenant=caller.tenant,
-        idempotency_key=idempotency_key,
-        force=force,
-    )
-    submitted = context.tasks.submit_document(file.file, submission)
-    watch_for(context, caller, submitted.task.id, callback)
-    if not submitted.created:
+    file: Annotated[
+        list[UploadFile],
+        File(description="A PDF, PNG, JPEG, TIFF, WebP or BMP file; several `file` parts make one task each."),
+    ],
+    form: OcrFormDep,
+) -> TaskOut | BatchOut:
+    """Upload a file for OCR: 202 with the new task, or 200 with the existing one (same file and options).
+    With `callback_url` (a form field, or a key of `options`), the task's end is POSTed there, signed.
+
+    Several `file` parts (up to `max_files_per_request`) make one task each, with the same options,
+    each deduplicated on its own: the answer is then `{"tasks": [...]}`, one entry per part in
+    order, with `created` and `same_as` (the earlier part of this request with the same task). All
+    or nothing: the options are checked once, and every file is checked and stored before any task
+    is submitted; one refused file refuses the request (its message names the file). An
+    `Idempotency-Key` then keys each part as `<key>#<n>` (n from 1). 202 when any task is new."""
+    limit = context.settings.max_files_per_request
+    if len(file) > limit:
+        raise ApiError(422, "too_many_files", f"{len(file)} files in one request; the limit is {limit}", field="file")
+    for _ in file:
+        take_submit_token(context, caller)
+    options, callback = form.process_options(context.settings)
+    if len(file) == 1:
+        only = file[0]
+        submitted = context.tasks.submit_document(only.file, form.submission(options, only.filename, caller.tenant))
+        watch_for(context, caller, submitted.task.id, callback)
+        if not submitted.created:
+            response.status_code = 200
+        return task_out(submitted.task)
+    submissions = [form.submission(options, part.filename, caller.tenant, part=n) for n, part in enumerate(file, 1)]
+    results = context.tasks.submit_documents([(p.file, s) for p, s in zip(file, submissions, strict=True)])
+    first_part: dict[str, int] = {}
+    entries = []
+    for index, (submission, submitted) in enumerate(zip(submissions, results, strict=True)):
+        same_as = first_part.setdefault(submitted.task.id, index)
+        if same_as == index:
+            watch_for(context, caller, submitted.task.id, callback)
+        entries.append(
+            SubmittedOut(
+                filename=submission.filename,
+                created=submitted.created,
+                same_as=same_as if same_as != index else None,
+                task=task_out(submitted.task),
+            )
+        )
+    if not any(entry.created for entry in entries):
         response.status_code = 200
-    return task_out(submitted.task)
+    return BatchOut(tasks=entries)
 
 
 @router.get("", response_model=TaskListOut, responses=_ERRORS)
@@ -164,36 +153,36 @@ def get_task(context: ContextDep, caller: CallerDep, task_id: str) -> Response:
 
 @router.get(
     "/{task_id}/result",
-    responses=_ERRORS | {200: {"content": {"text/markdown": {}, "application/json": {}, "application/pdf": {}}}},
+    responses=_ERRORS | {200: {"content": RESULT_CONTENT}},
 )
 def get_result(
     context: ContextDep,
     caller: CallerDep,
     request: Request,
     task_id: str,
-    format: Literal["markdown", "json", "pdf"] = "markdown",
+    format: ResultFormat = "markdown",
     links: Annotated[
         Literal["relative", "absolute"],
-        Query(description="Markdown figure links: relative to this URL, or absolute URLs of this server."),
+        Query(description="Figure links (Markdown, HTML) and page images (hOCR): relative to this URL, or absolute."),
     ] = "relative",
 ) -> Response:
-    """The document as Markdown, as JSON (schema: docs/schema/document.schema.json) or as a searchable
-    PDF (the original pages with an invisible text layer; made on the first request, then kept). The
-    Markdown's figure links lead to `/api/v1/tasks/{id}/assets/imgs/...`, so it opens with its figures."""
-    # Streamed from storage a chunk at a time: a 5,000-page result never sits whole in the API process.
-    if format == "pdf":
-        return StreamingResponse(
-            context.tasks.result_chunks(task_id, "pdf", caller.tenant),
-            media_type="application/pdf",
-            headers={"Content-Disposition": 'inline; filename="document.pdf"'},
-        )
-    if format == "json":
-        return StreamingResponse(
-            context.tasks.result_chunks(task_id, "json", caller.tenant), media_type="application/json"
-        )
-    base = FIGURES_RELATIVE if links == "relative" else f"{request.base_url}api/v1/tasks/{task_id}/{FIGURES_RELATIVE}"
-    markdown = context.tasks.result_chunks(task_id, "markdown", caller.tenant, figure_base=base)
-    return StreamingResponse(markdown, media_type="text/markdown")
+    """The document as Markdown, as JSON (schema: docs/schema/document.schema.json), as a searchable
+    PDF (the original pages with an invisible text layer; made on the first request, then kept), as
+    plain text, as an HTML page, as hOCR or as ALTO 4 XML (word boxes and confidences; pixels of the
+    page images at /api/v1/tasks/{id}/pages/{n}, 100 dpi). The Markdown's and HTML's figure links
+    lead to `/api/v1/tasks/{id}/assets/imgs/...`, so they open with their figures."""
+    base = "" if links == "relative" else f"{request.base_url}api/v1/tasks/{task_id}/"
+    return result_response(context, caller, task_id, format, base)
+
+
+def result_response(context: ApiContext, caller: Caller, task_id: str, format: ResultFormat, base: str) -> Response:
+    """The result streamed from storage a chunk at a time: a 5,000-page result never sits whole in
+    the API process. `base` is where the task's routes are from the reader (empty: relative)."""
+    chunks = context.tasks.result_chunks(
+        task_id, format, caller.tenant, figure_base=base + FIGURES_RELATIVE, page_base=base + PAGES_RELATIVE
+    )
+    headers = {"Content-Disposition": 'inline; filename="document.pdf"'} if format == "pdf" else None
+    return StreamingResponse(chunks, media_type=FORMATS[format].media_type, headers=headers)
 
 
 @router.get("/{task_id}/assets/{name:path}", responses=_ERRORS | {200: {"content": {"image/png": {}}}})

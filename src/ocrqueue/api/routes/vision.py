@@ -6,7 +6,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Header, Response, UploadFile
 
-from ocrqueue.api.routes.tasks import CallerDep, ContextDep, checked_callback, take_submit_token, watch_for
+from ocrqueue.api.ocr_form import checked_callback
+from ocrqueue.api.routes.tasks import CallerDep, ContextDep, take_submit_token, watch_for
 from ocrqueue.api.schemas import ErrorOut, TaskOut, task_out
 from ocrqueue.service import MAX_QUESTION_CHARS, NotConfigured, VisionSubmission
 

@@ -219,6 +219,17 @@ async function followList() {
   if (outcome === "unsupported") setLive(live, "Live updates unavailable in this browser", "off");
 }
 
+/** The file name suffix of each result format the page downloads (the API's `format=`). */
+const DOWNLOAD_SUFFIXES = {
+  markdown: "md",
+  json: "json",
+  pdf: "pdf",
+  text: "txt",
+  html: "html",
+  hocr: "hocr",
+  alto: "alto.xml",
+};
+
 async function runAction(action, id) {
   const task = tasks.get(id) || (detail.task?.id === id ? detail.task : null);
   try {
@@ -232,12 +243,12 @@ async function runAction(action, id) {
       await request(`${API}/${id}`, { method: "DELETE" });
       removeTask(id);
       notify(`Deleted ${task?.filename || id}.`);
-    } else if (action === "download-md" || action === "download-json") {
-      const format = action === "download-md" ? "markdown" : "json";
+    } else if (action.startsWith("download-") && action.slice(9) in DOWNLOAD_SUFFIXES) {
+      const format = action.slice(9);
       const blob = await request(`${API}/${id}/result?format=${format}`, { as: "blob" });
       const base = (task?.filename || id).replace(/\.[^.]+$/, "") || "document";
       const url = URL.createObjectURL(blob);
-      const a = el("a", { href: url, download: `${base}.${format === "markdown" ? "md" : "json"}` });
+      const a = el("a", { href: url, download: `${base}.${DOWNLOAD_SUFFIXES[format]}` });
       document.body.append(a);
       a.click();
       a.remove();
