@@ -1,0 +1,51 @@
+"""A venv made from nothing but the lock (constraints.txt) the way `make` and the container make it
+(scripts/install-python.sh) loads every engine, and holds one OpenCV: the headless build, which
+links no GUI library (no libGL, no X11, no GTK)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).parents[2]
+GUI_LIBRARIES = ("libGL", "libX11", "libxcb", "libgtk", "libgthread")
+PROBE = """
+import importlib.metadata, json
+import cv2
+from ocrqueue.documents import available_engines, get_engine
+from ocrqueue.documents.layout.model import get_layout_model
+from ocrqueue.service.engines import configure_vlm
+from ocrqueue.settings import Settings
+
+configure_vlm(Settings(vlm_base_url="http://127.0.0.1:9/v1").vlm_config())
+print(json.dumps({
+    "engines": {name: type(get_engine(name)).__name__ for name in available_engines()},
+    "layout_model": type(get_layout_model()).__name__,
+    "cv2": cv2.__file__,
+    "opencv": sorted(d.metadata["Name"] for d in importlib.metadata.distributions() if "opencv" in d.metadata["Name"]),
+}))
+"""
+
+
+def test_a_venv_from_the_lock_loads_every_engine_with_headless_opencv(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    installed = subprocess.run(
+        [str(ROOT / "scripts" / "install-python.sh"), str(venv), str(ROOT)], capture_output=True, text=True, timeout=900
+    )
+    assert installed.returncode == 0, installed.stderr[-4000:]
+    probed = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", PROBE], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert probed.returncode == 0, probed.stderr[-4000:]
+    found = json.loads(probed.stdout.strip().splitlines()[-1])
+    assert set(found["engines"]) == {"rapidocr", "tesseract", "vlm"}, found
+    assert found["layout_model"] == "LayoutModel"
+    assert found["opencv"] == ["opencv-python-headless"]
+    module = next(Path(found["cv2"]).parent.glob("cv2*.so"))
+    linked = subprocess.run(["ldd", str(module)], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert not [line for line in linked.splitlines() if any(lib in line for lib in GUI_LIBRARIES)], linked

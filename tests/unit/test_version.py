@@ -1,0 +1,26 @@
+"""`ocrqueue --version` says the version that is written once, in `ocrqueue.__version__`, which the
+package metadata reads through pyproject.toml."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import ocrqueue
+
+PYPROJECT = Path(__file__).parents[2] / "pyproject.toml"
+
+
+def test_the_version_is_written_once() -> None:
+    project = tomllib.loads(PYPROJECT.read_text())
+    assert "version" not in project["project"]
+    assert "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "ocrqueue.__version__"}
+
+
+def test_ocrqueue_version_prints_it() -> None:
+    done = subprocess.run([sys.executable, "-m", "ocrqueue", "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"ocrqueue {ocrqueue.__version__}\n"
