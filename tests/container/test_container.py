@@ -25,9 +25,12 @@ from support.netns import NamespacesUnavailable, PrivateNetwork, private_network
 from support.server import free_port
 from support.waiting import wait_for
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("OCRQUEUE_CONTAINER_CHECK") != "1", reason="`make container-check` runs it (slow, root)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        os.environ.get("OCRQUEUE_CONTAINER_CHECK") != "1", reason="`make container-check` runs it (slow, root)"
+    ),
+    pytest.mark.timeout(3600),
+]
 
 ROOT = Path(__file__).parents[2]
 KEY = "oq_" + secrets.token_urlsafe(32)
@@ -74,10 +77,16 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Image]:
         build_env["PIP_FIND_LINKS"] = "/opt/wheels"
         build_env["PIP_EXTRA_INDEX_URL"] = " ".join(f"file://{p}/simple" for p in binds if p != "/opt/wheels")
     started = time.monotonic()
-    built = build(ROOT / "deploy" / "Containerfile", ROOT, root, build_env, binds)
-    say(f"built {root} in {time.monotonic() - started:.0f} s: " + " | ".join(line[:60] for line in built.log))
+    built = build(ROOT / "deploy" / "Containerfile", ROOT, root, build_env, binds, say)
+    say(f"built {root} in {time.monotonic() - started:.0f} s ({disk_use(root)})")
     yield built
     subprocess.run(["rm", "-rf", "--one-file-system", str(root)], check=False)
+
+
+def disk_use(root: Path) -> str:
+    return subprocess.run(["du", "-sh", "--one-file-system", str(root)], capture_output=True, text=True).stdout.split()[
+        0
+    ]
 
 
 def client(network: PrivateNetwork, *args: str) -> object:

@@ -13,7 +13,7 @@ import json
 import shlex
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,13 +107,19 @@ def mounted(root: Path, binds: Mapping[str, str]) -> Iterator[None]:
 
 
 def build(
-    containerfile: Path, context: Path, root: Path, build_env: Mapping[str, str], binds: Mapping[str, str]
+    containerfile: Path,
+    context: Path,
+    root: Path,
+    build_env: Mapping[str, str],
+    binds: Mapping[str, str],
+    progress: Callable[[str], None],
 ) -> Image:
     """Carry out every step of `containerfile` with `context` as the build context into `root`.
     `build_env` and `binds` are the build's access to packages (as a builder's network would be)."""
     image = Image(root)
     for word, args in instructions(containerfile):
         image.log.append(f"{word} {args}")
+        progress(f"{word} {args}")
         if word == "FROM":
             suite = SUITES[args]
             subprocess.run(

@@ -24,3 +24,11 @@ def test_ocrqueue_version_prints_it() -> None:
     done = subprocess.run([sys.executable, "-m", "ocrqueue", "--version"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"ocrqueue {ocrqueue.__version__}\n"
+
+
+def test_the_licence_pyproject_names_is_shipped() -> None:
+    project = tomllib.loads(PYPROJECT.read_text())["project"]
+    assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]
+    text = (PYPROJECT.parent / "LICENSE").read_text()
+    assert text.split()[:5] == ["Apache", "License", "Version", "2.0,", "January"]
+    assert "END OF TERMS AND CONDITIONS" in text
