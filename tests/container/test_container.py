@@ -36,6 +36,10 @@ ROOT = Path(__file__).parents[2]
 KEY = "oq_" + secrets.token_urlsafe(32)
 PACKAGE_SOURCES = ("/opt/wheels", "/opt/pypi", "/opt/pypi-more")
 """This machine's local copies of PyPI, given to the build's pip like a builder's network."""
+HOST_CERTIFICATES = "/etc/ssl/certs"
+BUILD_CERTIFICATES = "/run/build-certs"
+"""The way out to PyPI may present a certificate only this machine's CA bundle knows (PIP_CERT):
+the build's pip gets that bundle, read-only and outside the image's own /etc/ssl."""
 _CLIENT = """
 import httpx, json, sys, time
 base, key, action = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -76,10 +80,17 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Image]:
     if binds:
         build_env["PIP_FIND_LINKS"] = "/opt/wheels"
         build_env["PIP_EXTRA_INDEX_URL"] = " ".join(f"file://{p}/simple" for p in binds if p != "/opt/wheels")
+    pip_cert = os.environ.get("PIP_CERT", "")
+    if pip_cert.startswith(HOST_CERTIFICATES + "/") and Path(pip_cert).is_file():
+        binds[HOST_CERTIFICATES] = BUILD_CERTIFICATES
+        build_env["PIP_CERT"] = BUILD_CERTIFICATES + pip_cert.removeprefix(HOST_CERTIFICATES)
     started = time.monotonic()
     built = build(ROOT / "deploy" / "Containerfile", ROOT, root, build_env, binds, say)
     say(f"built {root} in {time.monotonic() - started:.0f} s ({disk_use(root)})")
     yield built
+    for mount in reversed(Path("/proc/mounts").read_text().split("\n")):  # left by an interrupted step
+        if len(mount.split()) > 1 and mount.split()[1].startswith(str(root) + "/"):
+            subprocess.run(["umount", "-l", mount.split()[1]], check=False)
     subprocess.run(["rm", "-rf", "--one-file-system", str(root)], check=False)
 
 
