@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from data.generate import ENGLISH, encode, text_page
-from support.containerfile import Image, build
+from support.containerfile import Image, build, mounted
 from support.netns import NamespacesUnavailable, PrivateNetwork, private_network
 from support.server import free_port
 from support.waiting import wait_for
@@ -117,6 +117,11 @@ def in_image(image: Image, argv: list[str]) -> str:
 def test_the_image_serves_with_its_bootstrap_key_to_another_namespace(
     image: Image, network: PrivateNetwork, tmp_path: Path
 ) -> None:
+    with mounted(image.root, {}):  # what a container has: /proc, /dev, /sys
+        check_image(image, network, tmp_path)
+
+
+def check_image(image: Image, network: PrivateNetwork, tmp_path: Path) -> None:
     assert image.cmd == ["ocrqueue", "serve"] and image.user == "ocrqueue"
     assert image.volumes == ["/var/lib/ocrqueue"] and image.env["OCRQUEUE_DATA_DIR"] == "/var/lib/ocrqueue"
     say("opencv in the image: " + in_image(image, ["sh", "-c", "pip list 2>/dev/null | grep -i opencv"]).strip())
@@ -140,7 +145,7 @@ def test_the_image_serves_with_its_bootstrap_key_to_another_namespace(
         )
     try:
         base = f"http://{network.server_address}:{port}"
-        wait_for(lambda: serve.poll() is None and b"ocrqueue is running" in log.read_bytes(), 180, 0.2, "serve")
+        wait_for(lambda: serve.poll() is None and b"Uvicorn running on" in log.read_bytes(), 180, 0.2, "serve")
         assert client(network, base, "", "get", "/healthz") == 200
         assert client(network, base, "", "get", "/api/v1/tasks") == 401
         assert client(network, base, KEY, "get", "/api/v1/tasks") == 200

@@ -86,13 +86,17 @@ class Image:
 
 @contextlib.contextmanager
 def mounted(root: Path, binds: Mapping[str, str]) -> Iterator[None]:
-    """/proc, /dev and read-only `binds` (host path -> path in root) for the time of a step."""
+    """/proc, /dev, /sys (read-only) and read-only `binds` (host path -> path in root) for the time
+    of a step or of a run, as a container has them."""
     done: list[Path] = []
     try:
-        for kind, source, target in [("proc", "proc", "proc"), ("bind", "/dev", "dev")]:
+        for options, target in [
+            (["-t", "proc", "proc"], "proc"),
+            (["--bind", "/dev"], "dev"),
+            (["-t", "sysfs", "-o", "ro", "sysfs"], "sys"),
+        ]:
             path = root / target
             path.mkdir(exist_ok=True)
-            options = ["-t", "proc", source] if kind == "proc" else ["--bind", source]
             subprocess.run(["mount", *options, str(path)], check=True)
             done.append(path)
         for source, target in binds.items():
