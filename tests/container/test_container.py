@@ -124,6 +124,7 @@ def test_the_image_serves_with_its_bootstrap_key_to_another_namespace(
 def check_image(image: Image, network: PrivateNetwork, tmp_path: Path) -> None:
     assert image.cmd == ["ocrqueue", "serve"] and image.user == "ocrqueue"
     assert image.volumes == ["/var/lib/ocrqueue"] and image.env["OCRQUEUE_DATA_DIR"] == "/var/lib/ocrqueue"
+    assert image.exposed == ["8000"] and "/healthz" in image.healthcheck
     say("opencv in the image: " + in_image(image, ["sh", "-c", "pip list 2>/dev/null | grep -i opencv"]).strip())
     linked = in_image(image, ["sh", "-c", "ldd /opt/ocrqueue/venv/lib/python3.11/site-packages/cv2/cv2*.so"])
     assert "not found" not in linked and "libGL" not in linked, linked

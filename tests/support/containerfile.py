@@ -64,7 +64,6 @@ class Image:
     exposed: list[str] = field(default_factory=list)
     healthcheck: str = ""
     cmd: list[str] = field(default_factory=list)
-    log: list[str] = field(default_factory=list)
 
     def command(self, argv: list[str], env: Mapping[str, str] | None = None) -> list[str]:
         """`argv` as the image runs it: chrooted, as its user, in its working directory, with only its
@@ -122,7 +121,6 @@ def build(
     `build_env` and `binds` are the build's access to packages (as a builder's network would be)."""
     image = Image(root)
     for word, args in instructions(containerfile):
-        image.log.append(f"{word} {args}")
         progress(f"{word} {args}")
         if word == "FROM":
             suite = SUITES[args]
