@@ -7,15 +7,23 @@ PYTEST_ARGS ?=
 # test processes for `make test` (pytest-xdist): tests mostly wait on real processes, so two overlap well on 2 cores
 TEST_PROCESSES ?= 2
 
-.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-accuracy bench-viewer bench-memory bench-bigdoc venv system-deps-serve system-deps-test lock clean
+.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-accuracy bench-viewer bench-memory bench-bigdoc venv venv-runtime system-deps-serve system-deps-test lock container-check clean
 
-$(VENV)/.installed: pyproject.toml constraints.txt
-	$(BOOTSTRAP_PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade "pip>=24"
-	$(PY) -m pip install --quiet -c constraints.txt -e ".[test,rapidocr]"
+INSTALL_PYTHON := BOOTSTRAP_PYTHON=$(BOOTSTRAP_PYTHON) scripts/install-python.sh
+
+# Two stamps: `make serve` installs what the service runs on; `make test` (and every tool target)
+# adds the test tools, also into a venv that `make serve` made first.
+$(VENV)/.installed-runtime: pyproject.toml constraints.txt scripts/install-python.sh
+	$(INSTALL_PYTHON) $(VENV) -e .
 	touch $@
 
-venv: $(VENV)/.installed
+$(VENV)/.installed-test: pyproject.toml constraints.txt scripts/install-python.sh
+	$(INSTALL_PYTHON) $(VENV) -e ".[test]"
+	touch $@
+
+venv-runtime: $(VENV)/.installed-runtime
+
+venv: $(VENV)/.installed-test
 
 system-deps-serve:
 	scripts/system-deps.sh serve
@@ -23,8 +31,8 @@ system-deps-serve:
 system-deps-test:
 	scripts/system-deps.sh test
 
-## serve: create .venv, install everything, start ocrqueue on SQLite in ./ocrqueue-data
-serve: system-deps-serve venv
+## serve: create .venv with the runtime dependencies (no test tools), start ocrqueue on SQLite in ./ocrqueue-data
+serve: system-deps-serve venv-runtime
 	$(VENV)/bin/ocrqueue serve
 
 ## test: lint, type-check, then every test on SQLite and PostgreSQL
@@ -80,9 +88,20 @@ bench-bigdoc: venv
 
 bench: bench-queue bench-ocr bench-accuracy
 
-## lock: refresh constraints.txt from the current virtualenv after changing dependencies
-lock: venv
-	$(PY) -m pip freeze --exclude-editable | grep -v '^-e ' > constraints.txt
+## lock: rewrite constraints.txt from a fresh venv of pyproject.toml at today's pins (a package no longer
+## needed drops out, a new one comes in at its newest); to move a pin, edit or delete its line first
+LOCK_VENV := $(CURDIR)/.venv-lock
+lock:
+	rm -rf $(LOCK_VENV)
+	$(INSTALL_PYTHON) $(LOCK_VENV) -e ".[test]"
+	$(LOCK_VENV)/bin/python -m pip freeze --exclude-editable | grep -v '^-e ' > constraints.txt
+	rm -rf $(LOCK_VENV)
+
+## container-check: deploy/Containerfile's steps in a fresh Debian root (debootstrap), serve started there
+## as the container starts it, reached from another network namespace (root; slow, not part of `make test`)
+container-check: venv
+	scripts/system-deps.sh container-check
+	OCRQUEUE_CONTAINER_CHECK=1 $(PY) -m pytest tests/container -s -p no:cacheprovider $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(LOCK_VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|test
-# "serve": what the default OCR engines need (tesseract-ocr-osd: which way up a page is, and its
-# script); "test": that plus PostgreSQL, Chromium (browser tests), libfaketime (the clock-jump
-# chaos tests) and qpdf (checks the searchable PDFs).
+# Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|container|test|container-check
+# "serve": the Tesseract models (English, the Latin script, Simplified Chinese, and osd: which way up
+# a page is, and its script) and fonts; RapidOCR's models come inside its wheel, and the Python
+# wheels bring their own native libraries (opencv-python-headless links none of the GUI ones).
+# "container": that plus Debian's Python to make the venv with and CA certificates (S3, model
+# servers over TLS): what scripts/container-install.sh puts in the image.
+# "test": serve plus PostgreSQL, Chromium (browser tests), libfaketime (the clock-jump chaos tests)
+# and qpdf (checks the searchable PDFs). "container-check": debootstrap and iproute2 for
+# `make container-check` only.
 set -euo pipefail
 
 serve_packages=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-chi-sim tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
+container_packages=(python3 python3-venv ca-certificates "${serve_packages[@]}")
 test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf)
+container_check_packages=(debootstrap iproute2)
 
 case "${1:-serve}" in
   serve) wanted=("${serve_packages[@]}") ;;
+  container) wanted=("${container_packages[@]}") ;;
   test) wanted=("${test_packages[@]}") ;;
-  *) echo "usage: $0 serve|test" >&2; exit 2 ;;
+  container-check) wanted=("${container_check_packages[@]}") ;;
+  *) echo "usage: $0 serve|container|test|container-check" >&2; exit 2 ;;
 esac
 
 missing=()

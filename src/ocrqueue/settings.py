@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ocrqueue.documents.input.limits import DocumentLimits
@@ -86,6 +86,12 @@ class Settings(BaseSettings):
 
     host: str = Field(default="127.0.0.1", description="Address `ocrqueue serve` listens on.")
     port: int = Field(default=8000, ge=1, le=65535, description="Port `ocrqueue serve` listens on.")
+    bootstrap_api_key: SecretStr | None = Field(
+        default=None,
+        description="An API key `serve` stores (hashed) at start unless it exists, so a container can listen "
+        "beyond 127.0.0.1 from its first start; at least 32 characters.",
+    )
+    bootstrap_tenant: str = Field(default="default", min_length=1, description="The tenant of bootstrap_api_key.")
     cors_origins: list[str] = Field(
         default_factory=list, description="Origins allowed to call the API from a browser (empty: none)."
     )
@@ -211,6 +217,11 @@ class Settings(BaseSettings):
     @field_validator("database_url", "vlm_base_url", "vlm_api_key", "public_url", "server_url", "api_key")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
+        return value or None
+
+    @field_validator("bootstrap_api_key", mode="before")
+    @classmethod
+    def _blank_secret_is_none(cls, value: object) -> object:
         return value or None
 
     @field_validator("vlm_base_url", "public_url", "server_url")

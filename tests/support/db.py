@@ -8,7 +8,15 @@ import psycopg
 
 from ocrqueue.queue.urls import parse_database_url
 
-TABLES = ("ocrq_events", "ocrq_checkpoints", "ocrq_workers", "ocrq_tasks", "ocrq_api_keys", "ocrq_model_breakers")
+TABLES = (
+    "ocrq_events",
+    "ocrq_checkpoints",
+    "ocrq_workers",
+    "ocrq_tasks",
+    "ocrq_api_keys",
+    "ocrq_webhook_secrets",
+    "ocrq_model_breakers",
+)
 
 
 def wipe(db_url: str) -> None:

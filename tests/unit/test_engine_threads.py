@@ -1,13 +1,14 @@
-"""Engines use this process's share of the cores: its affinity mask capped by OMP_THREAD_LIMIT, and
-supervised worker processes split the machine's cores between them."""
+"""Engines use this process's share of the cores: its affinity mask and cgroup CPU quota capped by
+OMP_THREAD_LIMIT, and supervised worker processes split the machine's cores between them."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
-from ocrqueue.documents.engines.cpus import THREAD_LIMIT_VARIABLE, thread_share, usable_cpus
+from ocrqueue.documents.engines.cpus import THREAD_LIMIT_VARIABLE, cgroup_cpus, thread_share, usable_cpus
 from ocrqueue.service.runtime import worker_environment
 
 AFFINITY = len(os.sched_getaffinity(0))
@@ -35,3 +36,24 @@ def test_supervised_workers_get_their_share_unless_the_operator_set_one(monkeypa
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)))
     assert worker_environment({"PATH": "/bin"}, 2) == {"PATH": "/bin", THREAD_LIMIT_VARIABLE: "2"}
     assert worker_environment({THREAD_LIMIT_VARIABLE: "3"}, 2)[THREAD_LIMIT_VARIABLE] == "3"
+
+
+def test_cgroup_v2_quota_is_read_from_the_process_cgroup_and_its_ancestors(tmp_path: Path) -> None:
+    (tmp_path / "proc").write_text("0::/machine/box\n")
+    (tmp_path / "cg" / "machine" / "box").mkdir(parents=True)
+    (tmp_path / "cg" / "machine" / "box" / "cpu.max").write_text("max 100000\n")
+    assert cgroup_cpus(tmp_path / "cg", tmp_path / "proc") is None
+    (tmp_path / "cg" / "machine" / "cpu.max").write_text("150000 100000\n")
+    assert cgroup_cpus(tmp_path / "cg", tmp_path / "proc") == 2
+
+
+def test_cgroup_v1_quota_counts_and_minus_one_means_none(tmp_path: Path) -> None:
+    (tmp_path / "proc").write_text("5:memory:/x\n3:cpu,cpuacct:/\n")
+    mount = tmp_path / "cg" / "cpu,cpuacct"
+    mount.mkdir(parents=True)
+    (mount / "cpu.cfs_period_us").write_text("100000\n")
+    (mount / "cpu.cfs_quota_us").write_text("-1\n")
+    assert cgroup_cpus(tmp_path / "cg", tmp_path / "proc") is None
+    (mount / "cpu.cfs_quota_us").write_text("50000\n")
+    assert cgroup_cpus(tmp_path / "cg", tmp_path / "proc") == 1
+    assert cgroup_cpus(tmp_path / "cg", tmp_path / "missing") is None

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Column, Table
 
+from ocrqueue import __version__
 from ocrqueue.cli import documents, remote, server
 from ocrqueue.cli.keys import keys_app
 from ocrqueue.cli.runtime import configure_logging
@@ -45,6 +46,23 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        print(f"ocrqueue {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """ocrqueue: a self-hosted document OCR service on a durable task queue."""
+
+
 db_app = typer.Typer(help="Database schema and maintenance.", no_args_is_help=True)
 tasks_app = typer.Typer(help="Inspect and steer tasks directly in the database.", no_args_is_help=True)
 app.command()(server.serve)

@@ -38,7 +38,7 @@ def create(
     if first:
         console.print(
             "[yellow]the first key: from now on every API call needs one (a running `ocrqueue serve` asks "
-            "from its next request); restart serve to listen beyond 127.0.0.1[/yellow]",
+            "from its next request), and serve may listen beyond 127.0.0.1[/yellow]",
             highlight=False,
         )
     console.print(f"key {key.id} for tenant {key.tenant}:")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import ipaddress
 import logging
-import os
 from typing import Annotated
 
 import typer
@@ -14,19 +12,14 @@ from rich.console import Console
 from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.cli.runtime import configure_logging
+from ocrqueue.service import ServiceError
 from ocrqueue.service.apikeys import ApiKeys
-from ocrqueue.service.runtime import Supervisor, open_tasks, serve_metrics, supervisor
+from ocrqueue.service.exposure import open_listener
+from ocrqueue.service.runtime import Supervisor, default_worker_processes, open_tasks, serve_metrics, supervisor
 from ocrqueue.settings import Settings
 
 console = Console()
 log = logging.getLogger("ocrqueue")
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
 
 
 def serve(
@@ -37,7 +30,7 @@ def serve(
         typer.Option(
             min=1,
             help="Worker processes started under this one, one task slot each.",
-            show_default="the number of CPUs",
+            show_default="the CPUs this process may use (affinity, cgroup quota)",
         ),
     ] = None,
     no_workers: Annotated[
@@ -51,7 +44,8 @@ def serve(
     max_rss_mb or max_tasks_per_process or crash: the API never carries a document's memory, and a
     page that crashes its engine fails its task ("crashed") instead of taking the API down.
 
-    With no API key created the service listens on 127.0.0.1 only.
+    Listening beyond loopback needs an API key first (`ocrqueue keys create`, or
+    OCRQUEUE_BOOTSTRAP_API_KEY, stored hashed at start); without one serve refuses (exit 2).
     Examples: ocrqueue serve | ocrqueue serve --host 0.0.0.0 --no-workers
     """
     configure_logging(verbose)
@@ -59,18 +53,22 @@ def serve(
     tasks = open_tasks(settings)
     keys = ApiKeys(settings.resolved_database_url)
     listen_host = host or settings.host
+    bootstrap = settings.bootstrap_api_key.get_secret_value() if settings.bootstrap_api_key else None
+    try:
+        if open_listener(keys, listen_host, bootstrap, settings.bootstrap_tenant):
+            console.print(f"stored the bootstrap API key for tenant {settings.bootstrap_tenant}")
+    except ServiceError as exc:
+        keys.close()
+        tasks.close()
+        console.print(f"[red]{exc.message}[/red]", highlight=False)
+        raise typer.Exit(2) from None
     if not keys.auth_required():
-        asked = "" if _is_loopback(listen_host) else f", not {listen_host}"
-        console.print(
-            f"[yellow]no API key exists, so ocrqueue listens on 127.0.0.1 only{asked} and asks nobody for a key; "
-            "create one with `ocrqueue keys create --tenant NAME` to serve other machines[/yellow]"
-        )
-        listen_host = "127.0.0.1"
+        console.print("[yellow]no API key exists: local mode, nobody is asked for a key[/yellow]")
     listen_port = port or settings.port
     context = ApiContext(settings, tasks, keys, RateLimiter(settings.submit_rate_per_minute))
     supervising: Supervisor | None = None
     if not no_workers:
-        processes = workers or os.cpu_count() or 1
+        processes = workers or default_worker_processes()
         supervising = supervisor(tasks, settings, processes, 1, settings.worker_kinds, verbose)
     serve_metrics(settings, tasks)
     if supervising is not None:

@@ -92,6 +92,39 @@ class ApiKeys:
         self._forget_cache()
         return key, token, webhook_secret
 
+    def ensure(self, token: str, tenant: str, name: str) -> bool:
+        """Store `token` (hashed) for `tenant` unless a key with that token exists, revoked or not:
+        True when it was stored now. A key given through the environment is applied on every start,
+        so this is what makes the restarts after the first change nothing (and keeps a revoked one
+        revoked)."""
+        if not tenant.strip():
+            raise ValueError("a key needs a tenant name")
+        digest = _hash(token)
+        if self._stored(digest):
+            return False
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(
+                    api_keys.insert().values(
+                        id=secrets.token_hex(8),
+                        tenant=tenant.strip(),
+                        name=name,
+                        key_hash=digest,
+                        created_at=datetime.now(UTC),
+                    )
+                )
+                WebhookStore.create_secret_in(conn, key_owner(token))
+        except sa.exc.IntegrityError:
+            if not self._stored(digest):
+                raise
+            return False  # another process starting with the same key stored it first
+        self._forget_cache()
+        return True
+
+    def _stored(self, digest: str) -> bool:
+        with self._engine.connect() as conn:
+            return conn.execute(sa.select(api_keys.c.id).where(api_keys.c.key_hash == digest)).first() is not None
+
     def list(self) -> list[ApiKey]:
         query = sa.select(
             api_keys.c.id, api_keys.c.tenant, api_keys.c.name, api_keys.c.created_at, api_keys.c.revoked_at

@@ -15,12 +15,13 @@ from types import FrameType
 from prometheus_client import REGISTRY, start_http_server
 
 from ocrqueue.documents import keep_page_buffers
-from ocrqueue.documents.engines.cpus import THREAD_LIMIT_VARIABLE, thread_share
+from ocrqueue.documents.engines.cpus import THREAD_LIMIT_VARIABLE, available_cpus, thread_share
 from ocrqueue.queue import Registry, Store, Worker, open_store
 from ocrqueue.queue.metrics import QueueDepthCollector
 from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
 from ocrqueue.queue.supervisor import Supervisor, stop_with_parent
 from ocrqueue.service.engines import configure_vlm, reporting_breaker
+from ocrqueue.service.exposure import BOOTSTRAP_KEY_VARIABLE
 from ocrqueue.service.kinds import build_registry, crash_messages
 from ocrqueue.service.schema import upgrade_all
 from ocrqueue.service.tasks import Tasks
@@ -36,6 +37,7 @@ __all__ = [
     "Supervisor",
     "Worker",
     "breaker_reports",
+    "default_worker_processes",
     "keep_page_buffers",
     "kind_names",
     "new_worker",
@@ -154,10 +156,17 @@ def worker_command(concurrency: int, kinds: list[str], verbose: bool) -> Callabl
     return command
 
 
+def default_worker_processes() -> int:
+    """One worker process per CPU this process may use (affinity mask, cgroup quota), not per CPU of the
+    host: a container limited to 2 CPUs on a 64-core host starts 2."""
+    return available_cpus()
+
+
 def worker_environment(environ: Mapping[str, str], engine_slots: int) -> dict[str, str]:
     """The environment of a supervised worker: `OMP_THREAD_LIMIT` is its share of this machine's cores
-    for `engine_slots` engine calls at once across all children, unless the operator set it."""
-    environment = dict(environ)
+    for `engine_slots` engine calls at once across all children, unless the operator set it. The
+    bootstrap API key stays with the API process: workers read hostile files and need no key."""
+    environment = {name: value for name, value in environ.items() if name != BOOTSTRAP_KEY_VARIABLE}
     environment.setdefault(THREAD_LIMIT_VARIABLE, str(thread_share(engine_slots)))
     return environment
 
