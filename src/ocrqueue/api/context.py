@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.service import Tasks
 from ocrqueue.service.apikeys import ApiKeys
+from ocrqueue.service.metrics import NodeMetrics
 from ocrqueue.settings import Settings
 
 
@@ -16,3 +17,5 @@ class ApiContext:
     tasks: Tasks
     keys: ApiKeys
     submit_limiter: RateLimiter
+    metrics: NodeMetrics | None = field(default=None)
+    """What /metrics serves; None: this process and the queue (`serve` passes its workers' too)."""

@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import ipaddress
-import logging
 import os
 from typing import Annotated
 
 import typer
 import uvicorn
-from rich.console import Console
 
 from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
-from ocrqueue.cli.runtime import configure_logging
+from ocrqueue.cli.runtime import Announcer, LogFormatOption, configure_logging
 from ocrqueue.service.apikeys import ApiKeys
-from ocrqueue.service.runtime import Supervisor, open_tasks, serve_metrics, supervisor
+from ocrqueue.service.logs import LogFormat
+from ocrqueue.service.runtime import (
+    MetricsRun,
+    NodeMetrics,
+    Supervisor,
+    open_tasks,
+    serve_metrics,
+    start_metrics_run,
+    supervisor,
+)
 from ocrqueue.settings import Settings
-
-console = Console()
-log = logging.getLogger("ocrqueue")
 
 
 def _is_loopback(host: str) -> bool:
@@ -44,6 +48,7 @@ def serve(
         bool, typer.Option("--no-workers", help="API and web page only (workers run elsewhere).")
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+    log_format: LogFormatOption = None,
 ) -> None:
     """Run the API, the web page and (unless --no-workers) workers, on the configured database.
 
@@ -51,44 +56,64 @@ def serve(
     max_rss_mb or max_tasks_per_process or crash: the API never carries a document's memory, and a
     page that crashes its engine fails its task ("crashed") instead of taking the API down.
 
+    /metrics counts the work of the worker processes too. With --log-format json every line is a
+    JSON event (the access log included) carrying the request, task and worker ids it is about.
+
     With no API key created the service listens on 127.0.0.1 only.
-    Examples: ocrqueue serve | ocrqueue serve --host 0.0.0.0 --no-workers
+    Examples: ocrqueue serve | ocrqueue serve --host 0.0.0.0 --no-workers --log-format json
     """
-    configure_logging(verbose)
     settings = Settings()
+    as_json = configure_logging(verbose, log_format or settings.log_format)
+    announce = Announcer(as_json)
     tasks = open_tasks(settings)
     keys = ApiKeys(settings.resolved_database_url)
     listen_host = host or settings.host
     if not keys.auth_required():
         asked = "" if _is_loopback(listen_host) else f", not {listen_host}"
-        console.print(
-            f"[yellow]no API key exists, so ocrqueue listens on 127.0.0.1 only{asked} and asks nobody for a key; "
-            "create one with `ocrqueue keys create --tenant NAME` to serve other machines[/yellow]"
+        announce.say(
+            f"no API key exists, so ocrqueue listens on 127.0.0.1 only{asked} and asks nobody for a key; "
+            "create one with `ocrqueue keys create --tenant NAME` to serve other machines",
+            style="yellow",
+            warning=True,
         )
         listen_host = "127.0.0.1"
     listen_port = port or settings.port
-    context = ApiContext(settings, tasks, keys, RateLimiter(settings.submit_rate_per_minute))
     supervising: Supervisor | None = None
+    run: MetricsRun | None = None
     if not no_workers:
         processes = workers or os.cpu_count() or 1
-        supervising = supervisor(tasks, settings, processes, 1, settings.worker_kinds, verbose)
-    serve_metrics(settings, tasks)
+        run = start_metrics_run(settings)
+        supervising = supervisor(
+            tasks, settings, processes, 1, settings.worker_kinds, verbose, log_format=_format(as_json), metrics=run
+        )
+    metrics = NodeMetrics(tasks, run)
+    context = ApiContext(settings, tasks, keys, RateLimiter(settings.submit_rate_per_minute), metrics)
+    serve_metrics(settings, metrics)
     if supervising is not None:
         supervising.start()
     shown = f"[{listen_host}]" if ":" in listen_host else listen_host
-    console.print(
+    announce.say(
         f"ocrqueue is running: open http://{shown}:{listen_port}/ "
         f"({'no workers' if supervising is None else f'{supervising.processes} worker processes'}, "
         f"database {tasks.backend}); Ctrl-C stops"
     )
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(context), host=listen_host, port=listen_port, log_level="info", access_log=False)
-    )
+    app = create_app(context)
+    if as_json:  # uvicorn's loggers, the access log on, go through this process's JSON handler
+        config = uvicorn.Config(app, host=listen_host, port=listen_port, log_level="info", log_config=None)
+    else:
+        config = uvicorn.Config(app, host=listen_host, port=listen_port, log_level="info", access_log=False)
     try:
-        server.run()
+        uvicorn.Server(config).run()
     finally:
         if supervising is not None:
             supervising.stop()
             supervising.wait_stopped(supervising.stop_timeout + 15)
+        if run is not None:
+            run.close()
         keys.close()
         tasks.close()
+
+
+def _format(as_json: bool) -> LogFormat:
+    """What the worker children log in: what this process decided, not their own guess."""
+    return "json" if as_json else "rich"

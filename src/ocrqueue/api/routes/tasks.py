@@ -13,6 +13,7 @@ from ocrqueue.api.auth import Caller, current_caller
 from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import ApiError
 from ocrqueue.api.events import task_event_stream, tasks_event_stream
+from ocrqueue.api.request_id import RequestIdDep
 from ocrqueue.api.schemas import ErrorOut, TaskListOut, TaskOut, WebhookOut, task_out
 from ocrqueue.service import TASK_ID_PATTERN, Submission, TaskStatus, WebhookRefused, check_url, ocr_options
 
@@ -83,6 +84,7 @@ def submit_task(
     context: ContextDep,
     caller: CallerDep,
     response: Response,
+    request_id: RequestIdDep,
     file: Annotated[UploadFile, File(description="A PDF, PNG, JPEG, TIFF, WebP or BMP file.")],
     options: Annotated[str | None, Form(description='JSON object, e.g. {"mode": "ocr", "languages": ["eng"]}')] = None,
     mode: Annotated[Literal["auto", "ocr", "text"] | None, Form()] = None,
@@ -117,6 +119,7 @@ def submit_task(
         tenant=caller.tenant,
         idempotency_key=idempotency_key,
         force=force,
+        request_id=request_id,
     )
     submitted = context.tasks.submit_document(file.file, submission)
     watch_for(context, caller, submitted.task.id, callback)
@@ -210,15 +213,15 @@ def get_page_image(context: ContextDep, caller: CallerDep, task_id: str, number:
 
 
 @router.post("/{task_id}/cancel", response_model=TaskOut, responses=_ERRORS)
-def cancel_task(context: ContextDep, caller: CallerDep, task_id: str) -> TaskOut:
+def cancel_task(context: ContextDep, caller: CallerDep, request_id: RequestIdDep, task_id: str) -> TaskOut:
     """Pending: cancelled at once. Running: stops at the worker's next check. Finished: 409."""
-    return task_out(context.tasks.cancel(task_id, caller.tenant))
+    return task_out(context.tasks.cancel(task_id, caller.tenant, request_id=request_id))
 
 
 @router.post("/{task_id}/retry", response_model=TaskOut, responses=_ERRORS)
-def retry_task(context: ContextDep, caller: CallerDep, task_id: str) -> TaskOut:
+def retry_task(context: ContextDep, caller: CallerDep, request_id: RequestIdDep, task_id: str) -> TaskOut:
     """Run a dead-lettered task again with fresh attempts."""
-    return task_out(context.tasks.retry(task_id, caller.tenant))
+    return task_out(context.tasks.retry(task_id, caller.tenant, request_id=request_id))
 
 
 @router.delete("/{task_id}", status_code=204, responses=_ERRORS)
