@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.service import Tasks
@@ -17,5 +17,5 @@ class ApiContext:
     tasks: Tasks
     keys: ApiKeys
     submit_limiter: RateLimiter
-    metrics: NodeMetrics | None = field(default=None)
+    metrics: NodeMetrics | None = None
     """What /metrics serves; None: this process and the queue (`serve` passes its workers' too)."""

@@ -15,7 +15,7 @@ from rich.table import Column, Table
 
 from ocrqueue.cli import documents, remote, server
 from ocrqueue.cli.keys import keys_app
-from ocrqueue.cli.runtime import Announcer, LogFormatOption, configure_logging
+from ocrqueue.cli.runtime import Announcer, LogFormatOption, children_log_format, configure_logging
 from ocrqueue.client import ClientError
 from ocrqueue.service import ANY_TENANT, Conflict, NotFound, ResultFormat, TaskStatus, TaskView
 from ocrqueue.service.live import Live
@@ -113,7 +113,7 @@ def worker(
                     slots,
                     kinds or settings.worker_kinds,
                     verbose,
-                    log_format="json" if as_json else "rich",
+                    log_format=children_log_format(as_json),
                     metrics=run,
                 )
                 announce.say(f"supervising {count} worker process(es) of {slots} slot(s) each")

@@ -37,6 +37,11 @@ def configure_logging(verbose: bool, log_format: LogFormat = "rich") -> bool:
     return as_json
 
 
+def children_log_format(as_json: bool) -> LogFormat:
+    """What supervised worker processes log in: what their parent decided, not their own guess."""
+    return "json" if as_json else "rich"
+
+
 class Announcer:
     """What a long-running command tells its operator (listening where, which worker): a Rich line
     on the console, or an event among the JSON log lines, so JSON output stays one event per line."""

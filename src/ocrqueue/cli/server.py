@@ -11,9 +11,8 @@ import uvicorn
 
 from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
-from ocrqueue.cli.runtime import Announcer, LogFormatOption, configure_logging
+from ocrqueue.cli.runtime import Announcer, LogFormatOption, children_log_format, configure_logging
 from ocrqueue.service.apikeys import ApiKeys
-from ocrqueue.service.logs import LogFormat
 from ocrqueue.service.runtime import (
     MetricsRun,
     NodeMetrics,
@@ -84,7 +83,14 @@ def serve(
         processes = workers or os.cpu_count() or 1
         run = start_metrics_run(settings)
         supervising = supervisor(
-            tasks, settings, processes, 1, settings.worker_kinds, verbose, log_format=_format(as_json), metrics=run
+            tasks,
+            settings,
+            processes,
+            1,
+            settings.worker_kinds,
+            verbose,
+            log_format=children_log_format(as_json),
+            metrics=run,
         )
     metrics = NodeMetrics(tasks, run)
     context = ApiContext(settings, tasks, keys, RateLimiter(settings.submit_rate_per_minute), metrics)
@@ -112,8 +118,3 @@ def serve(
             run.close()
         keys.close()
         tasks.close()
-
-
-def _format(as_json: bool) -> LogFormat:
-    """What the worker children log in: what this process decided, not their own guess."""
-    return "json" if as_json else "rich"

@@ -21,6 +21,7 @@ from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
 from ocrqueue.queue.supervisor import Supervisor, stop_with_parent
 from ocrqueue.service.engines import configure_vlm, reporting_breaker
 from ocrqueue.service.kinds import build_registry, crash_messages
+from ocrqueue.service.logs import LogFormat
 from ocrqueue.service.metrics import MetricsRun, NodeMetrics
 from ocrqueue.service.schema import upgrade_all
 from ocrqueue.service.tasks import Tasks
@@ -148,7 +149,7 @@ def new_worker(
 
 
 def worker_command(
-    concurrency: int, kinds: list[str], verbose: bool, log_format: str = "auto"
+    concurrency: int, kinds: list[str], verbose: bool, log_format: LogFormat = "auto"
 ) -> Callable[[str], list[str]]:
     """The command line of one supervised `ocrqueue worker` child with the given worker id."""
 
@@ -179,7 +180,7 @@ def supervisor(
     kinds: list[str],
     verbose: bool,
     *,
-    log_format: str = "auto",
+    log_format: LogFormat = "auto",
     metrics: MetricsRun | None = None,
 ) -> Supervisor:
     """Worker processes under this one, each replaced when it exits or dies (see queue/supervisor.py).
