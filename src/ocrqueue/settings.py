@@ -139,7 +139,13 @@ class Settings(BaseSettings):
         default=None,
         ge=1,
         le=65535,
-        description="Serve Prometheus metrics of `ocrqueue worker` on this port (unset: off).",
+        description="Serve this node's Prometheus metrics on this port too, from the supervising process only "
+        "(`ocrqueue worker` nodes; `serve` always has /metrics). Unset: off.",
+    )
+    log_format: Literal["auto", "rich", "json"] = Field(
+        default="auto",
+        description="Logs of `serve` and `worker`: `rich` for people, `json` one event per line for log shippers; "
+        "`auto` is rich on a terminal and json otherwise.",
     )
     worker_processes: int = Field(
         default=0,

@@ -285,18 +285,21 @@ def test_start_up_recovers_tasks_of_a_dead_worker_on_this_host(store: Store, sta
     assert EventType.LEASE_LOST in types
 
 
-def test_queue_depth_collector_counts_by_status(store: Store) -> None:
+def test_queue_depth_collector_counts_by_kind_and_status(store: Store) -> None:
     from prometheus_client import CollectorRegistry, generate_latest
 
     from ocrqueue.queue.metrics import QueueDepthCollector
 
     store.submit_many([TaskSpec("noop") for _ in range(3)])
-    store.claim("w1", 1, 30)
+    store.claim("w1", 1, 30, kinds=["noop"])
+    store.submit(TaskSpec("sleep"))
     registry = CollectorRegistry()
     registry.register(QueueDepthCollector(store, max_age_seconds=0))
     text = generate_latest(registry).decode()
-    assert 'ocrqueue_queue_depth{status="pending"} 2.0' in text
-    assert 'ocrqueue_queue_depth{status="running"} 1.0' in text
+    assert 'ocrqueue_queue_depth{kind="noop",status="pending"} 2.0' in text
+    assert 'ocrqueue_queue_depth{kind="noop",status="running"} 1.0' in text
+    assert 'ocrqueue_queue_depth{kind="noop",status="dead_letter"} 0.0' in text
+    assert 'ocrqueue_queue_depth{kind="sleep",status="pending"} 1.0' in text
 
 
 def test_a_silent_handler_is_given_up_and_its_slot_replaced(store: Store, registry: Registry, start_worker) -> None:  # type: ignore[no-untyped-def]

@@ -92,10 +92,11 @@ class WorkerProcess:
         return wait_for(lambda: text in self.output() and self.output(), timeout, 0.05, f"{self.name} to log {text!r}")
 
     def logged_worker_id(self, timeout: float = 30.0) -> str:
-        """The worker id the process printed at start-up ("worker <id> on <backend>, …")."""
+        """The worker id the process announced at start-up ("worker <id> on <backend>, …"), as a
+        line of its own or as the message of a JSON log line."""
 
         def find() -> str | None:
-            match = re.search(r"^worker (\S+) on ", self.output(), re.MULTILINE)
+            match = re.search(r'(?:^|"message": ")worker (\S+) on ', self.output(), re.MULTILINE)
             return match.group(1) if match else None
 
         return wait_for(find, timeout, 0.05, f"{self.name} to print its worker id")

@@ -15,9 +15,11 @@ from ocrqueue import __version__
 from ocrqueue.api.body_limit import BodyLimitMiddleware
 from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import install_error_handlers
+from ocrqueue.api.request_id import RequestIdMiddleware
 from ocrqueue.api.routes import convert, health, tasks, vision
 from ocrqueue.service.engines import configure_vlm
 from ocrqueue.service.live import Live
+from ocrqueue.service.metrics import NodeMetrics
 
 STATIC_DIR = Path(__file__).with_name("static")
 _MULTIPART_OVERHEAD = 1 << 20
@@ -52,6 +54,7 @@ def create_app(context: ApiContext) -> FastAPI:
     )
     app.state.context = context
     app.state.live = Live(context.tasks)
+    app.state.metrics = context.metrics or NodeMetrics(context.tasks)
     configure_vlm(context.settings.vlm_config())  # the `vlm` engine is then a valid choice on submit
     install_error_handlers(app)
     app.include_router(tasks.router)
@@ -64,7 +67,9 @@ def create_app(context: ApiContext) -> FastAPI:
             CORSMiddleware,
             allow_origins=context.settings.cors_origins,
             allow_methods=["GET", "POST", "DELETE"],
-            allow_headers=["Authorization", "Content-Type", "Idempotency-Key"],
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Request-ID"],
+            expose_headers=["X-Request-ID"],
         )
+    app.add_middleware(RequestIdMiddleware)  # outermost: even a refused body gets its id
     app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="web")
     return app

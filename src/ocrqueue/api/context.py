@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ocrqueue.api.ratelimit import RateLimiter
 from ocrqueue.service import Tasks
 from ocrqueue.service.apikeys import ApiKeys
+from ocrqueue.service.metrics import NodeMetrics
 from ocrqueue.settings import Settings
 
 
@@ -16,3 +17,5 @@ class ApiContext:
     tasks: Tasks
     keys: ApiKeys
     submit_limiter: RateLimiter
+    metrics: NodeMetrics | None = None
+    """What /metrics serves; None: this process and the queue (`serve` passes its workers' too)."""

@@ -39,10 +39,15 @@ class OcrForm:
         return checked, callback
 
     def submission(
-        self, options: ProcessOptions, filename: str | None, tenant: str | None, part: int | None = None
+        self,
+        options: ProcessOptions,
+        filename: str | None,
+        tenant: str | None,
+        part: int | None = None,
+        request_id: str | None = None,
     ) -> Submission:
         """`part`: the file's number (from 1) among several in one request, which keys it apart
-        under an Idempotency-Key (`<key>#<part>`)."""
+        under an Idempotency-Key (`<key>#<part>`); `request_id` goes on the task's submitted event."""
         key = self.idempotency_key
         return Submission(
             filename=(filename or "upload")[:255],
@@ -52,6 +57,7 @@ class OcrForm:
             tenant=tenant,
             idempotency_key=f"{key}#{part}" if key is not None and part is not None else key,
             force=self.force,
+            request_id=request_id,
         )
 
 

@@ -16,12 +16,13 @@ from rich.table import Column, Table
 from ocrqueue import __version__
 from ocrqueue.cli import documents, remote, server
 from ocrqueue.cli.keys import keys_app
-from ocrqueue.cli.runtime import configure_logging
+from ocrqueue.cli.runtime import Announcer, LogFormatOption, children_log_format, configure_logging
 from ocrqueue.client import ClientError
 from ocrqueue.service import ANY_TENANT, RESULT_FORMATS, Conflict, NotFound, ResultFormat, TaskStatus, TaskView
 from ocrqueue.service.live import Live
 from ocrqueue.service.runtime import (
     REPLACE_EXIT_CODE,
+    NodeMetrics,
     breaker_reports,
     keep_page_buffers,
     kind_names,
@@ -30,6 +31,7 @@ from ocrqueue.service.runtime import (
     prepare_database,
     run_workers_until_signalled,
     serve_metrics,
+    start_metrics_run,
     stop_with_parent,
     supervise_until_signalled,
     supervisor,
@@ -104,23 +106,40 @@ def worker(
     kinds: Kinds = None,
     processes: Processes = None,
     worker_id: WorkerId = None,
+    log_format: LogFormatOption = None,
 ) -> None:
     """Run task slots on this machine until SIGTERM (graceful) or a second signal (release at once).
 
     A worker that ran max_tasks_per_process tasks or grew past max_rss_mb hands its tasks back and
     exits with status 75, for its supervisor (--processes, systemd, Docker) to start a fresh one.
+    With metrics_port set, the supervising process serves the metrics of all its worker processes.
     Example: OCRQUEUE_DATABASE_URL=postgresql://ocr@db/ocr ocrqueue worker --concurrency 2 --processes 2
     """
-    configure_logging(verbose)
     settings = Settings()
+    as_json = configure_logging(verbose, log_format or settings.log_format)
+    announce = Announcer(as_json)
     count = settings.worker_processes if processes is None else processes
     if count > 0:
         slots = concurrency or settings.worker_concurrency
-        with open_tasks(settings) as tasks:
-            supervising = supervisor(tasks, settings, count, slots, kinds or settings.worker_kinds, verbose)
-            console.print(f"supervising {count} worker process(es) of {slots} slot(s) each")
-            serve_metrics(settings, tasks)
-            supervise_until_signalled(supervising)
+        run = start_metrics_run(settings) if settings.metrics_port is not None else None
+        try:
+            with open_tasks(settings) as tasks:
+                supervising = supervisor(
+                    tasks,
+                    settings,
+                    count,
+                    slots,
+                    kinds or settings.worker_kinds,
+                    verbose,
+                    log_format=children_log_format(as_json),
+                    metrics=run,
+                )
+                announce.say(f"supervising {count} worker process(es) of {slots} slot(s) each")
+                serve_metrics(settings, NodeMetrics(tasks, run))
+                supervise_until_signalled(supervising)
+        finally:
+            if run is not None:
+                run.close()
         return
     if worker_id is not None:  # started by a supervisor: stop when it is gone
         stop_with_parent()
@@ -133,8 +152,9 @@ def worker(
             kinds=kinds or settings.worker_kinds or None,
             worker_id=worker_id,
         )
-        console.print(f"worker {runner.worker_id} on {tasks.backend}, kinds: {', '.join(runner.kinds)}")
-        serve_metrics(settings, tasks)
+        announce.say(f"worker {runner.worker_id} on {tasks.backend}, kinds: {', '.join(runner.kinds)}")
+        if worker_id is None:  # a supervised child's metrics reach its supervisor's port instead
+            serve_metrics(settings, NodeMetrics(tasks))
         with webhook_outbox(settings, tasks.store), breaker_reports(settings, tasks.store, runner.worker_id):
             run_workers_until_signalled([runner])
     if runner.replace_reason is not None:

@@ -1,4 +1,8 @@
-"""Prometheus metrics of the queue; one set per process registry."""
+"""Prometheus metrics of the queue; one set per process registry.
+
+Counters and histograms only, so prometheus-client's multiprocess mode can add up the worker
+processes' values (a custom collector in a worker process would reach no scrape).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from ocrqueue.queue.models import TaskStatus
 from ocrqueue.queue.store import Store
 
 _DURATION_BUCKETS = (0.001, 0.005, 0.025, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600)
@@ -35,6 +40,12 @@ class QueueMetrics:
         self.deferrals = Counter(
             "ocrqueue_deferrals", "Tasks handed back for later without spending an attempt", ["kind"], registry=registry
         )
+        self.finished = Counter(
+            "ocrqueue_tasks_finished",
+            "Attempts a worker finished, by kind and outcome (completed, pending for a retry, dead_letter, …)",
+            ["kind", "outcome"],
+            registry=registry,
+        )
         self.released = Counter("ocrqueue_released", "Tasks handed back on graceful shutdown", registry=registry)
         self.durations = Histogram(
             "ocrqueue_task_duration_seconds",
@@ -59,21 +70,23 @@ def default_metrics() -> QueueMetrics:
 
 
 class QueueDepthCollector(Collector):
-    """Counts tasks by status at scrape time, cached briefly so frequent scrapes stay cheap."""
+    """Counts tasks by kind and status at scrape time: one GROUP BY statement, its answer kept for
+    `max_age_seconds`, so any number of scrapers costs the database at most one count that often.
+    Every status of a kind that has tasks is shown, zeros too, so a series never vanishes."""
 
-    def __init__(self, store: Store, max_age_seconds: float = 2.0) -> None:
+    def __init__(self, store: Store, max_age_seconds: float = 5.0) -> None:
         self._store = store
         self._max_age = max_age_seconds
         self._lock = threading.Lock()
-        self._cached: tuple[float, dict[str, int]] | None = None
+        self._cached: tuple[float, dict[tuple[str, TaskStatus], int]] | None = None
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         with self._lock:
             if self._cached is None or time.monotonic() - self._cached[0] > self._max_age:
-                counts = {str(k): v for k, v in self._store.counts_by_status().items()}
-                self._cached = (time.monotonic(), counts)
+                self._cached = (time.monotonic(), self._store.counts_by_kind_and_status())
             counts = self._cached[1]
-        family = GaugeMetricFamily("ocrqueue_queue_depth", "Tasks by status", labels=["status"])
-        for status, count in sorted(counts.items()):
-            family.add_metric([status], count)
+        family = GaugeMetricFamily("ocrqueue_queue_depth", "Tasks by kind and status", labels=["kind", "status"])
+        for kind in sorted({kind for kind, _ in counts}):
+            for status in TaskStatus:
+                family.add_metric([kind, str(status)], counts.get((kind, status), 0))
         yield family

@@ -89,6 +89,9 @@ class TaskSpec:
     """None: the kind's limit, else the store's default (`Store.max_attempts_for`)."""
     dedup_key: str | None = None
     tenant: str | None = None
+    note: Mapping[str, JSON] | None = None
+    """Recorded as the detail of the task's `submitted` event (who asked, a request id); not on a
+    dedup hit, whose task was submitted before."""
 
     def __post_init__(self) -> None:
         if self.max_attempts is not None and self.max_attempts < 1:

@@ -218,12 +218,14 @@ class Store(abc.ABC):
 
     # -- operator operations ----------------------------------------------------------------
     @abc.abstractmethod
-    def cancel(self, task_id: str) -> Task | None:
-        """Pending: cancelled now. Running: cancel requested; the worker stops at its next check."""
+    def cancel(self, task_id: str, note: Mapping[str, JSON] | None = None) -> Task | None:
+        """Pending: cancelled now. Running: cancel requested; the worker stops at its next check.
+        `note` is the detail of the task's cancel event (who asked)."""
 
     @abc.abstractmethod
-    def requeue(self, task_id: str) -> Task | None:
-        """Move a dead-lettered task back to pending with fresh attempts; None if not dead-lettered."""
+    def requeue(self, task_id: str, note: Mapping[str, JSON] | None = None) -> Task | None:
+        """Move a dead-lettered task back to pending with fresh attempts; None if not dead-lettered.
+        `note` is the detail of its `requeued` event."""
 
     @abc.abstractmethod
     def delete(self, task_id: str) -> bool:
@@ -284,6 +286,10 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def counts_by_status(self) -> dict[TaskStatus, int]: ...
+
+    @abc.abstractmethod
+    def counts_by_kind_and_status(self) -> dict[tuple[str, TaskStatus], int]:
+        """Tasks per (kind, status) that has any, in one statement."""
 
     # -- maintenance ------------------------------------------------------------------------
     @abc.abstractmethod

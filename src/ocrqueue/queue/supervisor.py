@@ -89,7 +89,10 @@ class Supervisor:
         backoff_base_seconds: float = 2.0,
         backoff_cap_seconds: float = 3600.0,
         stop_timeout: float = 30.0,
+        on_exit: Callable[[int], None] | None = None,
     ) -> None:
+        """`on_exit(pid)` is called once a child has exited and been reaped, before any replacement
+        starts (e.g. to mark its metrics dead)."""
         if processes < 1:
             raise ValueError("a supervisor needs at least one process")
         self.store = store
@@ -100,6 +103,7 @@ class Supervisor:
         self.backoff_base_seconds = backoff_base_seconds
         self.backoff_cap_seconds = backoff_cap_seconds
         self.stop_timeout = stop_timeout
+        self.on_exit = on_exit
         self.children: list[_Child | None] = [None] * processes
         self.replaced = 0
         """Children that exited to be replaced (memory or task count), for logs and tests."""
@@ -154,6 +158,7 @@ class Supervisor:
     def _exited(self, slot: int, child: _Child, code: int) -> None:
         with self._lock:
             self.children[slot] = None
+        self._reaped(child)
         if code == REPLACE_EXIT_CODE:
             self.replaced += 1
             log.info("worker process %d exited to be replaced; starting a fresh one", child.popen.pid)
@@ -227,3 +232,12 @@ class Supervisor:
                 log.error("worker process %d did not stop in time; killing it", child.popen.pid)
                 child.popen.kill()
                 child.popen.wait(10)
+            self._reaped(child)
+
+    def _reaped(self, child: _Child) -> None:
+        if self.on_exit is None:
+            return
+        try:
+            self.on_exit(child.popen.pid)
+        except Exception:
+            log.exception("on_exit of worker process %d failed", child.popen.pid)

@@ -32,6 +32,7 @@ from ocrqueue.queue.errors import (
     classify,
 )
 from ocrqueue.queue.identity import host_name, new_worker_id, pid_alive
+from ocrqueue.queue.logcontext import bind_worker, running_task, thread_in_context
 from ocrqueue.queue.metrics import QueueMetrics, default_metrics
 from ocrqueue.queue.models import ClaimedTask, CompleteResult, FailOutcome
 from ocrqueue.queue.recycle import replace_reason
@@ -150,11 +151,12 @@ class Worker:
             self.metrics.claim_conflicts.inc()
 
     def run(self) -> None:
+        bind_worker(self.worker_id)
         self.store.retry_observers.append(self._count_claim_conflict)
         self.store.add_wake_listener(self._wake.set)
         self.store.start_listening()
         self.store.register_worker(self.worker_id, host_name(), os.getpid(), self.config.concurrency, self.kinds)
-        heartbeat = threading.Thread(target=self._heartbeat_loop, name="ocrqueue-heartbeat", daemon=True)
+        heartbeat = thread_in_context(self._heartbeat_loop, "ocrqueue-heartbeat")
         try:
             self.recover()
             heartbeat.start()
@@ -236,7 +238,7 @@ class Worker:
     def _start_slot(self, number: int) -> threading.Thread:
         # Daemon threads: a handler still running after its task was released or given up must
         # not keep the process alive; its lease is gone, so nothing it does later is written.
-        slot = threading.Thread(target=self._slot_loop, name=f"ocrqueue-slot-{number}", daemon=True)
+        slot = thread_in_context(self._slot_loop, f"ocrqueue-slot-{number}")
         slot.start()
         return slot
 
@@ -264,6 +266,7 @@ class Worker:
         with self._lock:
             self._held.pop(running.claimed.task.id, None)
         self.metrics.durations.labels(running.claimed.task.kind, outcome).observe(time.monotonic() - running.started)
+        self.metrics.finished.labels(running.claimed.task.kind, outcome).inc()
 
     def _hand_back(self, running: _Running) -> None:
         """Release a task not started yet (prefetched) by a worker that is being replaced."""
@@ -279,11 +282,16 @@ class Worker:
 
     def _execute(self, running: _Running) -> bool:
         """Run one task; False when it was abandoned as hung meanwhile (the slot thread retires)."""
+        with running_task(running.claimed.task):
+            return self._execute_task(running)
+
+    def _execute_task(self, running: _Running) -> bool:
         task, ctx = running.claimed.task, running.context
         if self.replace_reason is not None:
             self._hand_back(running)
             return True
         began = time.monotonic()
+        log.info("task %s (%s) attempt %d started", task.id, task.kind, task.attempts)
         ctx.touch()
         running.handler_running = True
         result = None
@@ -321,10 +329,13 @@ class Worker:
             backlogged = len(self._held) >= max_held(self.config)
         if running is None:
             return
-        if outcome is None:
-            self._lease_lost(running)
-        else:
-            self._forget(running, str(outcome.status))
+        bind_worker(self.worker_id)
+        with running_task(running.claimed.task):
+            if outcome is None:
+                self._lease_lost(running)
+            else:
+                log.info("task %s %s", running.claimed.task.id, outcome.status)
+                self._forget(running, str(outcome.status))
         if backlogged:
             self._wake.set()
 

@@ -18,7 +18,8 @@ deleted by the next write.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -94,6 +95,24 @@ def describe_model_server(own: BreakerStatus, reports: Sequence[BreakerReport], 
     others = len(fresh) - 1
     who = worst.reporter + (f" and {others} more" if others else "")
     return f"{worst.status(now).describe()} ({who})"
+
+
+@dataclass(frozen=True)
+class BreakerSummary:
+    """For metrics: the worst state of this process's breaker and the fresh reports, and how many
+    reporting processes are in each state that is not closed."""
+
+    endpoint: str
+    worst: BreakerState
+    reported: Mapping[BreakerState, int]
+
+
+def summarize_breakers(
+    endpoint: str, own: BreakerStatus, reports: Sequence[BreakerReport], now: float, margin: float
+) -> BreakerSummary:
+    fresh = [r.state for r in reports if r.state is not BreakerState.CLOSED and r.fresh(now, margin)]
+    worst = max([own.state, *fresh], key=lambda state: _SEVERITY[state])
+    return BreakerSummary(endpoint, worst, Counter(fresh))
 
 
 class BreakerReports:

@@ -42,7 +42,13 @@ from ocrqueue.documents.vlm import (
 )
 from ocrqueue.queue import TaskContext, TaskDeferred, TransientError
 from ocrqueue.queue.models import JSON
-from ocrqueue.service.breaker_reports import BreakerReports, describe_model_server, freshness_margin
+from ocrqueue.service.breaker_reports import (
+    BreakerReports,
+    BreakerSummary,
+    describe_model_server,
+    freshness_margin,
+    summarize_breakers,
+)
 from ocrqueue.service.payloads import OcrPayload, PayloadError
 
 VLM_ENGINE = "vlm"
@@ -80,6 +86,22 @@ def model_server_check(config: VlmConfig | None, reports: BreakerReports, now: C
         log.debug("breaker reports unreadable: %s", exc)
         return own.describe()
     return describe_model_server(own, found, at, freshness_margin(config))
+
+
+def model_server_breakers(
+    config: VlmConfig | None, reports: BreakerReports, now: Callable[[], float]
+) -> BreakerSummary | None:
+    """For metrics: what `model_server_check` says, as states and counts (None: not configured).
+    Without the database, this process's breaker alone."""
+    if config is None:
+        return None
+    own = shared_client(config).status()
+    try:
+        found, at = reports.read(config.endpoint), now()
+    except Exception as exc:
+        log.debug("breaker reports unreadable: %s", exc)
+        found, at = [], 0.0
+    return summarize_breakers(config.endpoint, own, found, at, freshness_margin(config))
 
 
 class BreakerReporter:

@@ -36,6 +36,7 @@ from ocrqueue.queue import PermanentError, Task, TaskContext, TaskSpec
 from ocrqueue.queue.models import JSON, Checkpoint
 from ocrqueue.service.payloads import OcrPayload, PayloadError
 from ocrqueue.service.storage_keys import asset_key, result_json_key, result_markdown_key
+from ocrqueue.service.work_metrics import PAGES_READ
 from ocrqueue.storage import ObjectNotFoundError, Storage
 
 OCR_KIND = "ocr"
@@ -124,6 +125,7 @@ class OcrTask:
                 for name, image in result.images.items():
                     self.storage.put(asset_key(ctx.task.parent_id or ctx.task.id, name), image)
                 ctx.save_checkpoint(page.index, result.to_dict())
+                PAGES_READ.labels(result.source).inc()
                 finished += 1
                 ctx.report_progress(finished, len(wanted), f"page {page.index + 1} of {meta.page_count}")
         return meta, wanted

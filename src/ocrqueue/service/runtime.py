@@ -12,17 +12,18 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from types import FrameType
 
-from prometheus_client import REGISTRY, start_http_server
+from prometheus_client import start_http_server
 
 from ocrqueue.documents import keep_page_buffers
 from ocrqueue.documents.engines.cpus import THREAD_LIMIT_VARIABLE, available_cpus, thread_share
 from ocrqueue.queue import Registry, Store, Worker, open_store
-from ocrqueue.queue.metrics import QueueDepthCollector
 from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
 from ocrqueue.queue.supervisor import Supervisor, stop_with_parent
 from ocrqueue.service.engines import configure_vlm, reporting_breaker
 from ocrqueue.service.exposure import BOOTSTRAP_KEY_VARIABLE
 from ocrqueue.service.kinds import build_registry, crash_messages
+from ocrqueue.service.logs import LogFormat
+from ocrqueue.service.metrics import MetricsRun, NodeMetrics
 from ocrqueue.service.schema import upgrade_all
 from ocrqueue.service.tasks import Tasks
 from ocrqueue.service.webhooks import WebhookConfig
@@ -31,9 +32,12 @@ from ocrqueue.storage import Storage
 from ocrqueue.storage.s3 import open_storage_url
 
 log = logging.getLogger("ocrqueue")
+METRICS_PORT_VARIABLE = "OCRQUEUE_METRICS_PORT"
 
 __all__ = [
     "REPLACE_EXIT_CODE",
+    "MetricsRun",
+    "NodeMetrics",
     "Supervisor",
     "Worker",
     "breaker_reports",
@@ -47,6 +51,7 @@ __all__ = [
     "prepare_database",
     "run_workers_until_signalled",
     "serve_metrics",
+    "start_metrics_run",
     "stop_with_parent",
     "supervise_until_signalled",
     "supervisor",
@@ -145,12 +150,14 @@ def new_worker(
     return Worker(tasks.store, registry, config, kinds=kinds, worker_id=worker_id)
 
 
-def worker_command(concurrency: int, kinds: list[str], verbose: bool) -> Callable[[str], list[str]]:
+def worker_command(
+    concurrency: int, kinds: list[str], verbose: bool, log_format: LogFormat = "auto"
+) -> Callable[[str], list[str]]:
     """The command line of one supervised `ocrqueue worker` child with the given worker id."""
 
     def command(worker_id: str) -> list[str]:
         args = [sys.executable, "-m", "ocrqueue", "worker", "--processes", "0", "--worker-id", worker_id]
-        args += ["--concurrency", str(concurrency), *(f"--kind={kind}" for kind in kinds)]
+        args += ["--concurrency", str(concurrency), "--log-format", log_format, *(f"--kind={kind}" for kind in kinds)]
         return [*args, "--verbose"] if verbose else args
 
     return command
@@ -162,31 +169,51 @@ def default_worker_processes() -> int:
     return available_cpus()
 
 
-def worker_environment(environ: Mapping[str, str], engine_slots: int) -> dict[str, str]:
+def worker_environment(
+    environ: Mapping[str, str], engine_slots: int, metrics: MetricsRun | None = None
+) -> dict[str, str]:
     """The environment of a supervised worker: `OMP_THREAD_LIMIT` is its share of this machine's cores
-    for `engine_slots` engine calls at once across all children, unless the operator set it. The
+    for `engine_slots` engine calls at once across all children, unless the operator set it; its
+    metrics go to the run's multiprocess directory, and the metrics port stays the parent's. The
     bootstrap API key stays with the API process: workers read hostile files and need no key."""
-    environment = {name: value for name, value in environ.items() if name != BOOTSTRAP_KEY_VARIABLE}
+    withheld = {METRICS_PORT_VARIABLE, BOOTSTRAP_KEY_VARIABLE}
+    environment = {k: v for k, v in environ.items() if k not in withheld}
     environment.setdefault(THREAD_LIMIT_VARIABLE, str(thread_share(engine_slots)))
-    return environment
+    return environment if metrics is None else metrics.child_environment(environment)
 
 
 def supervisor(
-    tasks: Tasks, settings: Settings, processes: int, concurrency: int, kinds: list[str], verbose: bool
+    tasks: Tasks,
+    settings: Settings,
+    processes: int,
+    concurrency: int,
+    kinds: list[str],
+    verbose: bool,
+    *,
+    log_format: LogFormat = "auto",
+    metrics: MetricsRun | None = None,
 ) -> Supervisor:
     """Worker processes under this one, each replaced when it exits or dies (see queue/supervisor.py).
     Each child runs its own webhook outbox, as any `ocrqueue worker` does, and its engines use its
-    share of the cores (`OMP_THREAD_LIMIT`, unless the environment sets it)."""
+    share of the cores (`OMP_THREAD_LIMIT`, unless the environment sets it). With `metrics`, the
+    children's counters reach this process's /metrics (service/metrics.py)."""
     return Supervisor(
         tasks.store,
-        worker_command(concurrency, kinds, verbose),
+        worker_command(concurrency, kinds, verbose, log_format),
         processes,
-        env=worker_environment(os.environ, processes * concurrency),
+        env=worker_environment(os.environ, processes * concurrency, metrics),
         crash_messages=crash_messages(),
         backoff_base_seconds=settings.backoff_base_seconds,
         backoff_cap_seconds=settings.backoff_cap_seconds,
         stop_timeout=settings.shutdown_grace_seconds + 20,
+        on_exit=None if metrics is None else metrics.child_exited,
     )
+
+
+def start_metrics_run(settings: Settings) -> MetricsRun:
+    """The multiprocess metrics directory of a supervising process, under the data directory;
+    close it when the children have stopped."""
+    return MetricsRun.start(settings.data_dir / "metrics")
 
 
 def supervise_until_signalled(running: Supervisor) -> None:
@@ -203,12 +230,11 @@ def supervise_until_signalled(running: Supervisor) -> None:
         thread.join(timeout=0.5)
 
 
-def serve_metrics(settings: Settings, tasks: Tasks) -> None:
-    """Expose the process's metrics and the queue depth for Prometheus when a port is configured."""
+def serve_metrics(settings: Settings, metrics: NodeMetrics) -> None:
+    """Serve the node's metrics for Prometheus on metrics_port, when it is set."""
     if settings.metrics_port is None:
         return
-    REGISTRY.register(QueueDepthCollector(tasks.store))
-    start_http_server(settings.metrics_port)
+    start_http_server(settings.metrics_port, registry=metrics.registry)
     log.info("metrics on :%d/metrics", settings.metrics_port)
 
 

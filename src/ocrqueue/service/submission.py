@@ -31,6 +31,13 @@ class Submission:
     idempotency_key: str | None = None
     force: bool = False
     """A new run even when the same content and options were submitted before."""
+    request_id: str | None = None
+    """The HTTP request that submits it, recorded on the task's `submitted` event."""
+
+
+def request_note(request_id: str | None) -> dict[str, str] | None:
+    """The detail of a task event caused by an HTTP request: which one, for tying logs to tasks."""
+    return None if request_id is None else {"request_id": request_id}
 
 
 def dedup_key(sha256: str, options: ProcessOptions, tenant: str | None) -> str:
@@ -92,6 +99,7 @@ def stage_document(storage: Storage, stream: BinaryIO, submission: Submission, m
         max_attempts=submission.max_attempts,
         dedup_key=key_for_dedup,
         tenant=submission.tenant,
+        note=request_note(submission.request_id),
     )
     return Staged(spec, key)
 

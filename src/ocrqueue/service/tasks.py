@@ -17,13 +17,13 @@ from ocrqueue.documents import DocumentError, InputFormat, PageRangeError, sniff
 from ocrqueue.documents.input.images import open_image
 from ocrqueue.queue import Store, Task, TaskSpec, TaskStatus
 from ocrqueue.service import results
-from ocrqueue.service.breaker_reports import BreakerReports
+from ocrqueue.service.breaker_reports import BreakerReports, BreakerSummary
 from ocrqueue.service.catalog import kind_info
-from ocrqueue.service.engines import model_server_check
+from ocrqueue.service.engines import model_server_breakers, model_server_check
 from ocrqueue.service.errors import Conflict, InvalidInput, NotConfigured, NotFound, TooLarge, UnsupportedInput
 from ocrqueue.service.result_formats import DERIVED_FORMATS, Rendering, ResultFormat, derived_from_json
 from ocrqueue.service.storage_keys import is_upload_key, result_json_key, result_markdown_key
-from ocrqueue.service.submission import Staged, Submission, stage_document, submit_staged
+from ocrqueue.service.submission import Staged, Submission, request_note, stage_document, submit_staged
 from ocrqueue.service.views import EventView, Submitted, TaskList, TaskView, WebhookView
 from ocrqueue.service.vision_task import MAX_QUESTION_CHARS, VisionSubmission, submit_vision
 from ocrqueue.service.webhooks import WebhookStore, watch_callback
@@ -141,6 +141,7 @@ class Tasks:
             tenant=submission.tenant,
             idempotency_key=submission.idempotency_key,
             force=submission.force,
+            request_id=submission.request_id,
         )
         result = submit_vision(self.store, self.storage, data, checked)
         return Submitted(TaskView.of(result.task), result.created)
@@ -281,17 +282,18 @@ class Tasks:
         return results.page_image(self.storage, task.id, payload.input, number, self.settings.document_limits())
 
     # -- steer ----------------------------------------------------------------------------------
-    def cancel(self, task_id: str, tenant: str | None = ANY_TENANT) -> TaskView:
-        """Pending: cancelled at once. Running: stops at the worker's next check. Finished: Conflict."""
+    def cancel(self, task_id: str, tenant: str | None = ANY_TENANT, *, request_id: str | None = None) -> TaskView:
+        """Pending: cancelled at once. Running: stops at the worker's next check. Finished: Conflict.
+        `request_id` (the HTTP request asking) is recorded on the task's cancel event."""
         task = self.row(task_id, tenant)
         if task.status.terminal:
             raise Conflict("already_finished", f"task {task_id} is already {task.status}")
-        return TaskView.of(self.store.cancel(task.id) or task)
+        return TaskView.of(self.store.cancel(task.id, request_note(request_id)) or task)
 
-    def retry(self, task_id: str, tenant: str | None = ANY_TENANT) -> TaskView:
-        """Run a dead-lettered task again with fresh attempts."""
+    def retry(self, task_id: str, tenant: str | None = ANY_TENANT, *, request_id: str | None = None) -> TaskView:
+        """Run a dead-lettered task again with fresh attempts (`request_id` as for `cancel`)."""
         task = self.row(task_id, tenant)
-        requeued = self.store.requeue(task.id)
+        requeued = self.store.requeue(task.id, request_note(request_id))
         if requeued is None:
             raise Conflict("not_dead_lettered", f"only dead-lettered tasks can be retried; task is {task.status}")
         return TaskView.of(requeued)
@@ -359,6 +361,10 @@ class Tasks:
         """The model server's circuit breaker as /readyz shows it: the worst of this process's and
         the worker processes' fresh reports (see service/engines.py, model_server_check)."""
         return model_server_check(self.settings.vlm_config(), self._breaker_reports, self.store.now)
+
+    def model_server_breakers(self) -> BreakerSummary | None:
+        """The same, for metrics (None: no model server configured)."""
+        return model_server_breakers(self.settings.vlm_config(), self._breaker_reports, self.store.now)
 
     def close(self) -> None:
         if "_breaker_reports" in self.__dict__:

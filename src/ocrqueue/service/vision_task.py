@@ -19,7 +19,7 @@ from ocrqueue.queue import PermanentError, Store, SubmitResult, TaskContext, Tas
 from ocrqueue.queue.models import JSON
 from ocrqueue.service.payloads import PayloadError, VisionPayload
 from ocrqueue.service.storage_keys import new_upload_key
-from ocrqueue.service.submission import idempotency_dedup_key, submit_owning_upload
+from ocrqueue.service.submission import idempotency_dedup_key, request_note, submit_owning_upload
 from ocrqueue.storage import ObjectNotFoundError, Storage
 
 VISION_KIND = "vision"
@@ -37,6 +37,7 @@ class VisionSubmission:
     tenant: str | None = None
     idempotency_key: str | None = None
     force: bool = False
+    request_id: str | None = None
 
 
 def submit_vision(store: Store, storage: Storage, data: bytes, submission: VisionSubmission) -> SubmitResult:
@@ -66,6 +67,7 @@ def submit_vision(store: Store, storage: Storage, data: bytes, submission: Visio
         max_attempts=submission.max_attempts,
         dedup_key=dedup,
         tenant=submission.tenant,
+        note=request_note(submission.request_id),
     )
     return submit_owning_upload(store, storage, spec, key)
 

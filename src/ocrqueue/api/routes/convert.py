@@ -18,6 +18,7 @@ from ocrqueue.api.auth import Caller
 from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import ApiError, error_response
 from ocrqueue.api.ocr_form import OcrForm
+from ocrqueue.api.request_id import RequestIdDep
 from ocrqueue.api.routes.tasks import (
     RESULT_CONTENT,
     CallerDep,
@@ -49,6 +50,7 @@ async def convert(
     request: Request,
     context: ContextDep,
     caller: CallerDep,
+    request_id: RequestIdDep,
     file: Annotated[UploadFile, File(description="A PDF, PNG, JPEG, TIFF, WebP or BMP file.")],
     form: OcrFormDep,
     format: Annotated[ResultFormat, Query(description="The result's format.")] = "markdown",
@@ -63,7 +65,7 @@ async def convert(
     another reason (crashed, ran out of attempts); a cancelled task 409 `cancelled`. `Location`
     names the task in every case."""
     bound = _bound(context, wait if wait is not None else wait_field)
-    submitted = await run_in_threadpool(_submit, context, caller, file, form)
+    submitted = await run_in_threadpool(_submit, context, caller, file, form, request_id)
     location = f"/api/v1/tasks/{submitted.id}"
     task = await _until_finished(request.app.state.live, submitted, caller.tenant, bound)
     if task is None:
@@ -93,10 +95,12 @@ def _bound(context: ApiContext, wait: float | None) -> float:
     return wait
 
 
-def _submit(context: ApiContext, caller: Caller, file: UploadFile, form: OcrForm) -> TaskView:
+def _submit(context: ApiContext, caller: Caller, file: UploadFile, form: OcrForm, request_id: str) -> TaskView:
     take_submit_token(context, caller)
     options, callback = form.process_options(context.settings)
-    submitted = context.tasks.submit_document(file.file, form.submission(options, file.filename, caller.tenant))
+    submitted = context.tasks.submit_document(
+        file.file, form.submission(options, file.filename, caller.tenant, request_id=request_id)
+    )
     watch_for(context, caller, submitted.task.id, callback)
     return submitted.task
 

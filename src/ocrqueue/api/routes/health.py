@@ -14,9 +14,10 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from ocrqueue.api.context import ApiContext
+from ocrqueue.service.metrics import NodeMetrics
 from ocrqueue.service.schema import schemas_current
 
 router = APIRouter(tags=["health"])
@@ -64,6 +65,8 @@ def readyz(request: Request) -> JSONResponse:
 
 
 @router.get("/metrics", response_class=Response)
-def metrics() -> Response:
-    """Prometheus metrics of this process and the queue depth by status."""
-    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
+def metrics(request: Request) -> Response:
+    """Prometheus metrics of this node: this process, its worker processes, the queue depth by kind
+    and status, the model server's breaker (docs/operations.md)."""
+    node: NodeMetrics = request.app.state.metrics
+    return Response(node.exposition(), media_type=CONTENT_TYPE_LATEST)

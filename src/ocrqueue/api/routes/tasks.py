@@ -13,6 +13,7 @@ from ocrqueue.api.context import ApiContext
 from ocrqueue.api.errors import ApiError
 from ocrqueue.api.events import task_event_stream, tasks_event_stream
 from ocrqueue.api.ocr_form import OcrForm, ocr_form
+from ocrqueue.api.request_id import RequestIdDep
 from ocrqueue.api.schemas import BatchOut, ErrorOut, SubmittedOut, TaskListOut, TaskOut, WebhookOut, task_out
 from ocrqueue.service import FORMATS, TASK_ID_PATTERN, ResultFormat, TaskStatus
 
@@ -65,6 +66,7 @@ def submit_task(
     context: ContextDep,
     caller: CallerDep,
     response: Response,
+    request_id: RequestIdDep,
     file: Annotated[
         list[UploadFile],
         File(description="A PDF, PNG, JPEG, TIFF, WebP or BMP file; several `file` parts make one task each."),
@@ -88,12 +90,17 @@ def submit_task(
     options, callback = form.process_options(context.settings)
     if len(file) == 1:
         only = file[0]
-        submitted = context.tasks.submit_document(only.file, form.submission(options, only.filename, caller.tenant))
+        submitted = context.tasks.submit_document(
+            only.file, form.submission(options, only.filename, caller.tenant, request_id=request_id)
+        )
         watch_for(context, caller, submitted.task.id, callback)
         if not submitted.created:
             response.status_code = 200
         return task_out(submitted.task)
-    submissions = [form.submission(options, part.filename, caller.tenant, part=n) for n, part in enumerate(file, 1)]
+    submissions = [
+        form.submission(options, part.filename, caller.tenant, part=n, request_id=request_id)
+        for n, part in enumerate(file, 1)
+    ]
     results = context.tasks.submit_documents([(p.file, s) for p, s in zip(file, submissions, strict=True)])
     first_part: dict[str, int] = {}
     entries = []
@@ -199,15 +206,15 @@ def get_page_image(context: ContextDep, caller: CallerDep, task_id: str, number:
 
 
 @router.post("/{task_id}/cancel", response_model=TaskOut, responses=_ERRORS)
-def cancel_task(context: ContextDep, caller: CallerDep, task_id: str) -> TaskOut:
+def cancel_task(context: ContextDep, caller: CallerDep, request_id: RequestIdDep, task_id: str) -> TaskOut:
     """Pending: cancelled at once. Running: stops at the worker's next check. Finished: 409."""
-    return task_out(context.tasks.cancel(task_id, caller.tenant))
+    return task_out(context.tasks.cancel(task_id, caller.tenant, request_id=request_id))
 
 
 @router.post("/{task_id}/retry", response_model=TaskOut, responses=_ERRORS)
-def retry_task(context: ContextDep, caller: CallerDep, task_id: str) -> TaskOut:
+def retry_task(context: ContextDep, caller: CallerDep, request_id: RequestIdDep, task_id: str) -> TaskOut:
     """Run a dead-lettered task again with fresh attempts."""
-    return task_out(context.tasks.retry(task_id, caller.tenant))
+    return task_out(context.tasks.retry(task_id, caller.tenant, request_id=request_id))
 
 
 @router.delete("/{task_id}", status_code=204, responses=_ERRORS)

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Form, Header, Response, UploadFile
 
 from ocrqueue.api.ocr_form import checked_callback
+from ocrqueue.api.request_id import RequestIdDep
 from ocrqueue.api.routes.tasks import CallerDep, ContextDep, take_submit_token, watch_for
 from ocrqueue.api.schemas import ErrorOut, TaskOut, task_out
 from ocrqueue.service import MAX_QUESTION_CHARS, NotConfigured, VisionSubmission
@@ -20,6 +21,7 @@ def submit_vision_task(
     context: ContextDep,
     caller: CallerDep,
     response: Response,
+    request_id: RequestIdDep,
     file: Annotated[UploadFile, File(description="A PNG, JPEG, TIFF, WebP or BMP image.")],
     question: Annotated[
         str, Form(description=f"What to ask about the image (at most {MAX_QUESTION_CHARS} characters).")
@@ -49,6 +51,7 @@ def submit_vision_task(
         tenant=caller.tenant,
         idempotency_key=idempotency_key,
         force=force,
+        request_id=request_id,
     )
     callback = checked_callback(callback_url)
     submitted = context.tasks.submit_vision(file.file, submission)

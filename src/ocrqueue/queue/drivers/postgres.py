@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import psycopg
@@ -19,6 +19,7 @@ from ocrqueue.queue.drivers.rows import (
     event_from_row,
     fail_result,
     heartbeat_result,
+    kind_counts_from_rows,
     list_statement,
     task_from_row,
     task_page,
@@ -201,6 +202,7 @@ class PostgresStore(Store):
             "dedup_keys": [s.dedup_key for s in specs],
             "max_attempts": [self.max_attempts_for(s) for s in specs],
             "delays": [float(max(0.0, s.delay_seconds)) for s in specs],
+            "details": [dumps(dict(s.note or {})) for s in specs],
         }
         for _ in range(5):
             created = {row[0]: task_from_row(row) for row in self._fetch(sql.SUBMIT_MANY, params, "submit")}
@@ -370,12 +372,12 @@ class PostgresStore(Store):
         return [task_from_row(row) for row in self._fetch(sql.CHILDREN, {"id": task_id}, "children")]
 
     # -- operator operations ----------------------------------------------------------------
-    def cancel(self, task_id: str) -> Task | None:
-        rows = self._fetch(sql.CANCEL, {"id": task_id}, "cancel")
+    def cancel(self, task_id: str, note: Mapping[str, JSON] | None = None) -> Task | None:
+        rows = self._fetch(sql.CANCEL, {"id": task_id, "note": dumps(dict(note or {}))}, "cancel")
         return task_from_row(rows[0]) if rows else self.get(task_id)
 
-    def requeue(self, task_id: str) -> Task | None:
-        rows = self._fetch(sql.REQUEUE, {"id": task_id}, "requeue")
+    def requeue(self, task_id: str, note: Mapping[str, JSON] | None = None) -> Task | None:
+        rows = self._fetch(sql.REQUEUE, {"id": task_id, "note": dumps(dict(note or {}))}, "requeue")
         if not rows:
             return None
         self._wake_local()
@@ -433,6 +435,9 @@ class PostgresStore(Store):
 
     def counts_by_status(self) -> dict[TaskStatus, int]:
         return counts_from_rows(self._fetch(sql.COUNTS, None, "counts"))
+
+    def counts_by_kind_and_status(self) -> dict[tuple[str, TaskStatus], int]:
+        return kind_counts_from_rows(self._fetch(sql.COUNTS_BY_KIND, None, "counts"))
 
     # -- maintenance ------------------------------------------------------------------------
     def reap(self, limit: int = 1000) -> ReapResult:

@@ -71,8 +71,9 @@ SUBMIT_MANY = f"""
 WITH input AS (
     SELECT * FROM unnest(
         %(ids)s::text[], %(kinds)s::text[], %(priorities)s::int[], %(payloads)s::jsonb[],
-        %(tenants)s::text[], %(dedup_keys)s::text[], %(max_attempts)s::int[], %(delays)s::float8[]
-    ) WITH ORDINALITY AS i(id, kind, priority, payload, tenant, dedup_key, max_attempts, delay, ord)
+        %(tenants)s::text[], %(dedup_keys)s::text[], %(max_attempts)s::int[], %(delays)s::float8[],
+        %(details)s::jsonb[]
+    ) WITH ORDINALITY AS i(id, kind, priority, payload, tenant, dedup_key, max_attempts, delay, detail, ord)
 ), ins AS (
     INSERT INTO ocrq_tasks (id, kind, status, priority, payload, tenant, dedup_key, max_attempts,
                             run_at, created_at, updated_at)
@@ -83,7 +84,7 @@ WITH input AS (
     RETURNING {COLS}
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, detail)
-    SELECT id, 'submitted', now(), 0, 0, '{{}}'::jsonb FROM ins
+    SELECT ins.id, 'submitted', now(), 0, 0, input.detail FROM ins JOIN input ON input.id = ins.id
 )
 SELECT {COLS}, pg_notify('{NOTIFY_CHANNEL}', kind) FROM ins
 """
@@ -271,7 +272,8 @@ WITH RECURSIVE c AS (
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
     SELECT id, CASE status WHEN 'cancelled' THEN 'cancelled' ELSE 'cancel_requested' END,
-           now(), attempts, lease_token, worker_id, '{{}}'::jsonb
+           now(), attempts, lease_token, worker_id,
+           CASE WHEN id = %(id)s THEN %(note)s::jsonb ELSE '{{}}'::jsonb END
     FROM (SELECT id, status, attempts, lease_token, worker_id FROM c UNION ALL SELECT * FROM kids) AS both_
 ){_settle_parents("c")}
 SELECT {COLS} FROM c
@@ -295,7 +297,7 @@ WITH RECURSIVE r AS (
     RETURNING id, lease_token
 ), ev AS (
     INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, detail)
-    SELECT id, 'requeued', now(), 0, lease_token, '{{}}'::jsonb
+    SELECT id, 'requeued', now(), 0, lease_token, CASE WHEN id = %(id)s THEN %(note)s::jsonb ELSE '{{}}'::jsonb END
     FROM (SELECT id, lease_token FROM r UNION ALL SELECT * FROM kids) AS both_
 )
 SELECT {COLS}, pg_notify('{NOTIFY_CHANNEL}', kind) FROM r
@@ -385,6 +387,8 @@ ORDER BY e.id
 """
 
 COUNTS = "SELECT status, count(*) FROM ocrq_tasks GROUP BY status"
+
+COUNTS_BY_KIND = "SELECT kind, status, count(*) FROM ocrq_tasks GROUP BY kind, status"
 
 _REAPED = lifecycle.lease_expired(lifecycle.column("old_worker"))
 

@@ -126,6 +126,10 @@ def counts_from_rows(rows: Sequence[Row]) -> dict[TaskStatus, int]:
     return counts
 
 
+def kind_counts_from_rows(rows: Sequence[Row]) -> dict[tuple[str, TaskStatus], int]:
+    return {(str(kind), TaskStatus(status)): int(count) for kind, status, count in rows}
+
+
 def heartbeat_result(leases: Sequence[Lease], rows: Sequence[Row]) -> HeartbeatResult:
     """Rows are (task id, cancel requested) for every lease the heartbeat renewed."""
     held = frozenset(row[0] for row in rows)

@@ -18,7 +18,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from ocrqueue.queue.drivers.rows import (
     event_from_row,
     fail_result,
     heartbeat_result,
+    kind_counts_from_rows,
     list_statement,
     task_from_row,
     task_page,
@@ -241,6 +242,7 @@ class SQLiteStore(Store):
                 "dedup_key": s.dedup_key,
                 "max_attempts": self.max_attempts_for(s),
                 "delay": float(max(0.0, s.delay_seconds)),
+                "detail": dumps(dict(s.note or {})),
             }
             for s in specs
         ]
@@ -251,7 +253,7 @@ class SQLiteStore(Store):
                 for params in rows:
                     inserted = conn.execute(sql.SUBMIT_ONE, params).fetchone()
                     if inserted is not None:
-                        conn.execute(sql.SUBMITTED_EVENT, {"id": params["id"]})
+                        conn.execute(sql.SUBMITTED_EVENT, {"id": params["id"], "detail": params["detail"]})
                         results.append(SubmitResult(task_from_row(inserted), True))
                         continue
                     own = conn.execute(sql.GET_BY_ID, {"id": params["id"]}).fetchone()
@@ -432,7 +434,7 @@ class SQLiteStore(Store):
         return [task_from_row(row) for row in self._read(sql.CHILDREN, {"id": task_id})]
 
     # -- operator operations ----------------------------------------------------------------
-    def cancel(self, task_id: str) -> Task | None:
+    def cancel(self, task_id: str, note: Mapping[str, JSON] | None = None) -> Task | None:
         def run() -> Task | None:
             with self._write() as conn:
                 row = conn.execute(sql.CANCEL, {"id": task_id}).fetchone()
@@ -440,7 +442,9 @@ class SQLiteStore(Store):
                     return None
                 task = task_from_row(row)
                 event_type = EventType.CANCELLED if task.status is TaskStatus.CANCELLED else EventType.CANCEL_REQUESTED
-                self._event(conn, task.id, event_type, task.attempts, task.lease_token, task.worker_id)
+                self._event(
+                    conn, task.id, event_type, task.attempts, task.lease_token, task.worker_id, dict(note or {})
+                )
                 for kid, status, attempt, token, worker in conn.execute(
                     sql.CANCEL_DESCENDANTS, {"ids": json.dumps([task.id])}
                 ).fetchall():
@@ -452,14 +456,14 @@ class SQLiteStore(Store):
 
         return self._retrying(run, "cancel") or self.get(task_id)
 
-    def requeue(self, task_id: str) -> Task | None:
+    def requeue(self, task_id: str, note: Mapping[str, JSON] | None = None) -> Task | None:
         def run() -> Task | None:
             with self._write() as conn:
                 row = conn.execute(sql.REQUEUE, {"id": task_id}).fetchone()
                 if row is None:
                     return None
                 task = task_from_row(row)
-                self._event(conn, task.id, EventType.REQUEUED, 0, task.lease_token, None)
+                self._event(conn, task.id, EventType.REQUEUED, 0, task.lease_token, None, dict(note or {}))
                 for kid, token in conn.execute(sql.REQUEUE_DESCENDANTS, {"ids": json.dumps([task.id])}).fetchall():
                     self._event(conn, kid, EventType.REQUEUED, 0, token, None)
                 return task
@@ -530,6 +534,9 @@ class SQLiteStore(Store):
 
     def counts_by_status(self) -> dict[TaskStatus, int]:
         return counts_from_rows(self._read(sql.COUNTS))
+
+    def counts_by_kind_and_status(self) -> dict[tuple[str, TaskStatus], int]:
+        return kind_counts_from_rows(self._read(sql.COUNTS_BY_KIND))
 
     # -- maintenance ------------------------------------------------------------------------
     def reap(self, limit: int = 1000) -> ReapResult:

@@ -42,7 +42,7 @@ RETURNING {COLS}
 
 SUBMITTED_EVENT = f"""
 INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, detail)
-VALUES (:id, 'submitted', {NOW}, 0, 0, '{{}}')
+VALUES (:id, 'submitted', {NOW}, 0, 0, :detail)
 """
 
 GET_BY_ID = f"SELECT {COLS} FROM ocrq_tasks WHERE id = :id"
@@ -334,6 +334,8 @@ ORDER BY e.id
 """
 
 COUNTS = "SELECT status, count(*) FROM ocrq_tasks GROUP BY status"
+
+COUNTS_BY_KIND = "SELECT kind, status, count(*) FROM ocrq_tasks GROUP BY kind, status"
 
 # SQLite's clock is the calling machine's wall clock. When it steps back, times written before
 # the step lie in the future: a pending task would wait out the step (hours) on top of its delay,
