@@ -13,7 +13,7 @@ from rich.console import Console
 
 from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
-from ocrqueue.cli.runtime import configure_logging
+from ocrqueue.cli.runtime import TestKinds, configure_logging
 from ocrqueue.service.apikeys import ApiKeys
 from ocrqueue.service.runtime import Supervisor, open_tasks, serve_metrics, supervisor
 from ocrqueue.settings import Settings
@@ -44,6 +44,7 @@ def serve(
         bool, typer.Option("--no-workers", help="API and web page only (workers run elsewhere).")
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+    test_kinds: TestKinds = False,
 ) -> None:
     """Run the API, the web page and (unless --no-workers) workers, on the configured database.
 
@@ -71,7 +72,7 @@ def serve(
     supervising: Supervisor | None = None
     if not no_workers:
         processes = workers or os.cpu_count() or 1
-        supervising = supervisor(tasks, settings, processes, 1, settings.worker_kinds, verbose)
+        supervising = supervisor(tasks, settings, processes, 1, settings.worker_kinds, verbose, test_kinds=test_kinds)
     serve_metrics(settings, tasks)
     if supervising is not None:
         supervising.start()

@@ -17,6 +17,7 @@ from prometheus_client import REGISTRY, start_http_server
 from ocrqueue.documents import keep_page_buffers
 from ocrqueue.documents.cpus import THREAD_LIMIT_VARIABLE, thread_share
 from ocrqueue.queue import Registry, Store, Worker, open_store
+from ocrqueue.queue.harness_kinds import TEST_KINDS
 from ocrqueue.queue.metrics import QueueDepthCollector
 from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
 from ocrqueue.queue.supervisor import Supervisor, stop_with_parent
@@ -33,6 +34,7 @@ log = logging.getLogger("ocrqueue")
 
 __all__ = [
     "REPLACE_EXIT_CODE",
+    "TEST_KINDS",
     "Supervisor",
     "Worker",
     "breaker_reports",
@@ -92,14 +94,15 @@ def webhook_config(settings: Settings) -> WebhookConfig:
     )
 
 
-def task_registry(settings: Settings, storage: Storage | None = None) -> Registry:
-    """Every task kind this installation can run."""
+def task_registry(settings: Settings, storage: Storage | None = None, *, test_kinds: bool = False) -> Registry:
+    """Every task kind this installation can run (with `test_kinds`, the test harness's too)."""
     return build_registry(
         storage or open_storage(settings),
         settings.document_limits(),
         settings.vlm_config(),
         webhook_config(settings),
         split_pages=settings.split_pages,
+        test_kinds=test_kinds,
     )
 
 
@@ -122,8 +125,8 @@ def breaker_reports(settings: Settings, store: Store, worker_id: str) -> Iterato
         yield
 
 
-def kind_names(settings: Settings) -> list[str]:
-    return task_registry(settings).names()
+def kind_names(settings: Settings, *, test_kinds: bool = False) -> list[str]:
+    return task_registry(settings, test_kinds=test_kinds).names()
 
 
 def new_worker(
@@ -133,22 +136,27 @@ def new_worker(
     concurrency: int | None = None,
     kinds: list[str] | None = None,
     worker_id: str | None = None,
+    test_kinds: bool = False,
 ) -> Worker:
     """A worker (not yet started) for `kinds` (None: every registered kind) with `concurrency` slots
-    [default: settings]; `worker_id` is given by a supervising process."""
+    [default: settings]; `worker_id` is given by a supervising process; `test_kinds` registers the
+    test harness's kinds too."""
     config = settings.queue_config()
     if concurrency is not None:
         config = dataclasses.replace(config, concurrency=concurrency)
-    registry = task_registry(settings, tasks.storage)
+    registry = task_registry(settings, tasks.storage, test_kinds=test_kinds)
     return Worker(tasks.store, registry, config, kinds=kinds, worker_id=worker_id)
 
 
-def worker_command(concurrency: int, kinds: list[str], verbose: bool) -> Callable[[str], list[str]]:
+def worker_command(
+    concurrency: int, kinds: list[str], verbose: bool, test_kinds: bool = False
+) -> Callable[[str], list[str]]:
     """The command line of one supervised `ocrqueue worker` child with the given worker id."""
 
     def command(worker_id: str) -> list[str]:
         args = [sys.executable, "-m", "ocrqueue", "worker", "--processes", "0", "--worker-id", worker_id]
         args += ["--concurrency", str(concurrency), *(f"--kind={kind}" for kind in kinds)]
+        args += ["--test-kinds"] if test_kinds else []
         return [*args, "--verbose"] if verbose else args
 
     return command
@@ -163,14 +171,21 @@ def worker_environment(environ: Mapping[str, str], engine_slots: int) -> dict[st
 
 
 def supervisor(
-    tasks: Tasks, settings: Settings, processes: int, concurrency: int, kinds: list[str], verbose: bool
+    tasks: Tasks,
+    settings: Settings,
+    processes: int,
+    concurrency: int,
+    kinds: list[str],
+    verbose: bool,
+    *,
+    test_kinds: bool = False,
 ) -> Supervisor:
     """Worker processes under this one, each replaced when it exits or dies (see queue/supervisor.py).
     Each child runs its own webhook outbox, as any `ocrqueue worker` does, and its engines use its
     share of the cores (`OMP_THREAD_LIMIT`, unless the environment sets it)."""
     return Supervisor(
         tasks.store,
-        worker_command(concurrency, kinds, verbose),
+        worker_command(concurrency, kinds, verbose, test_kinds),
         processes,
         env=worker_environment(os.environ, processes * concurrency),
         crash_messages=crash_messages(),
