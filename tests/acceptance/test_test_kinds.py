@@ -27,7 +27,7 @@ def test_a_worker_without_the_flag_refuses_and_never_runs_the_test_kinds(store: 
     refused = workers.run("tasks", "enqueue", "sleep", "--payload", '{"record": "/tmp/anything"}')
     assert refused.returncode == 2
     assert "unknown task kind 'sleep'" in refused.stdout
-    assert "it is a test kind: workers run it only with --test-kinds" in refused.stdout
+    assert "test kinds run only with --test-kinds" in refused.stdout
 
     # Written to the database behind the CLI's back, a sleep task still never runs: the worker
     # completes a noop submitted after it and leaves it pending, unclaimed.
@@ -50,6 +50,16 @@ def test_a_worker_with_the_flag_runs_the_test_kinds(store: Store, workers: Proce
     assert enqueued.returncode == 0, enqueued.stdout + enqueued.stderr
     task_id = enqueued.stdout.split()[0]
     wait_for(lambda: _status(store, task_id) is TaskStatus.COMPLETED, 30, 0.05, "the sleep task to complete")
+
+
+def test_asking_for_a_test_kind_without_the_flag_is_refused_before_anything_starts(workers: Processes) -> None:
+    for command in (["worker", "-k", "sleep"], ["worker", "--processes", "2", "-k", "parts"]):
+        refused = workers.run(*command)
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert "test kinds run only with --test-kinds" in refused.stdout
+    refused = workers.run("serve", "--workers", "1", env={"OCRQUEUE_WORKER_KINDS": '["ocr", "sleep"]'})
+    assert refused.returncode == 2 and "unknown task kind 'sleep'" in refused.stdout
+    assert "Traceback" not in refused.stdout + refused.stderr
 
 
 @pytest.mark.parametrize("flag", [False, True], ids=["plain", "test-kinds"])

@@ -15,16 +15,14 @@ from rich.table import Column, Table
 
 from ocrqueue.cli import documents, remote, server
 from ocrqueue.cli.keys import keys_app
-from ocrqueue.cli.runtime import TestKinds, configure_logging
+from ocrqueue.cli.runtime import TestKinds, configure_logging, refuse_unknown_kinds
 from ocrqueue.client import ClientError
 from ocrqueue.service import ANY_TENANT, Conflict, NotFound, ResultFormat, TaskStatus, TaskView
 from ocrqueue.service.live import Live
 from ocrqueue.service.runtime import (
     REPLACE_EXIT_CODE,
-    TEST_KINDS,
     breaker_reports,
     keep_page_buffers,
-    kind_names,
     new_worker,
     open_tasks,
     prepare_database,
@@ -97,6 +95,7 @@ def worker(
     """
     configure_logging(verbose)
     settings = Settings()
+    refuse_unknown_kinds(settings, kinds or settings.worker_kinds, test_kinds)
     count = settings.worker_processes if processes is None else processes
     if count > 0:
         slots = concurrency or settings.worker_concurrency
@@ -189,11 +188,7 @@ def tasks_enqueue(
         console.print(f"[red]--payload is not valid JSON: {exc}[/red]")
         raise typer.Exit(2) from exc
     settings = Settings()
-    known = kind_names(settings, test_kinds=test_kinds)
-    if kind not in known:
-        hint = "; it is a test kind: workers run it only with --test-kinds" if kind in TEST_KINDS else ""
-        console.print(f"[red]unknown task kind {kind!r}; known: {', '.join(known)}{hint}[/red]")
-        raise typer.Exit(2)
+    refuse_unknown_kinds(settings, [kind], test_kinds)
     with open_tasks(settings) as tasks:
         submitted = tasks.enqueue(kind, body, count=count, priority=priority, dedup_key=dedup_key)
     for result in submitted:

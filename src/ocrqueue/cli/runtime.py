@@ -1,12 +1,17 @@
-"""Shared start-up for commands: logging, the test-kinds switch."""
+"""Shared start-up for commands: logging, the test-kinds switch and the check of asked-for kinds."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.logging import RichHandler
+
+from ocrqueue.service.runtime import TEST_KINDS, kind_names
+from ocrqueue.settings import Settings
 
 TestKinds = Annotated[
     bool,
@@ -26,3 +31,15 @@ def configure_logging(verbose: bool) -> None:
         force=True,
     )
     logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+def refuse_unknown_kinds(settings: Settings, kinds: Sequence[str], test_kinds: bool) -> None:
+    """Exit 2 naming the kinds this installation does not run (a test kind says it needs
+    --test-kinds), before a task is written or a worker that could never start is supervised."""
+    known = kind_names(settings, test_kinds=test_kinds)
+    unknown = [kind for kind in kinds if kind not in known]
+    if not unknown:
+        return
+    hint = "; test kinds run only with --test-kinds" if set(unknown) & set(TEST_KINDS) else ""
+    Console().print(f"[red]unknown task kind {', '.join(map(repr, unknown))}; known: {', '.join(known)}{hint}[/red]")
+    raise typer.Exit(2)

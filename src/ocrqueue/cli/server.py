@@ -13,7 +13,7 @@ from rich.console import Console
 
 from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
-from ocrqueue.cli.runtime import TestKinds, configure_logging
+from ocrqueue.cli.runtime import TestKinds, configure_logging, refuse_unknown_kinds
 from ocrqueue.service.apikeys import ApiKeys
 from ocrqueue.service.runtime import Supervisor, open_tasks, serve_metrics, supervisor
 from ocrqueue.settings import Settings
@@ -57,6 +57,7 @@ def serve(
     """
     configure_logging(verbose)
     settings = Settings()
+    refuse_unknown_kinds(settings, settings.worker_kinds, test_kinds)
     tasks = open_tasks(settings)
     keys = ApiKeys(settings.resolved_database_url)
     listen_host = host or settings.host
