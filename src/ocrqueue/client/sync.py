@@ -6,7 +6,7 @@ import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Literal, TypeVar
+from typing import IO, Literal
 
 import httpx
 
@@ -40,8 +40,6 @@ from ocrqueue.client.calls import (
     task_of,
 )
 from ocrqueue.client.retries import RetryPolicy
-
-R = TypeVar("R")
 
 
 class Client:
