@@ -57,7 +57,7 @@ def test_permanent_failure_dead_letters_while_the_others_complete(store: Store, 
 
 def test_crashing_task_dead_letters_as_lease_expired_after_max_attempts(store: Store, workers: Processes) -> None:
     payload = '{"pages": 2, "fail_attempts": 99, "error": "crash"}'
-    enqueued = workers.run("tasks", "enqueue", "sleep", "--payload", payload, env=MAX_ATTEMPTS)
+    enqueued = workers.run("tasks", "enqueue", "sleep", "--test-kinds", "--payload", payload, env=MAX_ATTEMPTS)
     assert enqueued.returncode == 0, enqueued.stderr
     task_id, created = enqueued.stdout.split()
     assert created == "created"

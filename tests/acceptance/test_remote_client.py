@@ -3,6 +3,7 @@ a "machine" whose own database and storage settings lead nowhere: everything goe
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from data.generate import ENGLISH, born_digital_pdf, encode, text_page
 from support.processes import Processes
 
-from ocrqueue.client import Client, ClientError, WaitTimeout
+from ocrqueue.client import AsyncClient, Client, ClientError, WaitTimeout
 from ocrqueue.queue import Store
 
 pytestmark = pytest.mark.acceptance
@@ -79,6 +80,32 @@ def test_the_python_client_submits_follows_downloads_and_cancels(
         with pytest.raises(ClientError) as unknown:
             client.get("00000000-0000-7000-8000-000000000000")
         assert unknown.value.status == 404
+
+
+def test_the_async_client_has_the_same_calls(store: Store, workers: Processes, tmp_path: Path) -> None:
+    _, base = workers.start_serve("--workers", "1")
+    report = _pdf(tmp_path, born_digital_pdf(pages=2))
+
+    async def use() -> None:
+        async with AsyncClient(base) as client:
+            task = await client.submit(report, mode="text")
+            seen = [update async for update in client.events(task.id)]
+            assert seen[-1].status == "completed" and seen[-1].progress_done == 2
+            assert (await client.wait(task.id, timeout=5)).status == "completed"
+            assert (await client.get(task.id)).status == "completed"
+            assert [t.id for t in await client.list(status=["completed"])] == [task.id]
+            pdf = await client.download(task.id, tmp_path / "got.pdf")
+            assert len(pdfium.PdfDocument(pdf)) == 2
+            assert b"Supplier Invoices" in await client.result(task.id, "markdown")
+            assert (await client.submit(report, mode="text")).id == task.id
+            again = await client.submit(report, mode="text", force=True)
+            assert again.id != task.id and (await client.wait(again.id, timeout=60)).status == "completed"
+            await client.delete(again.id)
+            with pytest.raises(ClientError) as gone:
+                await client.get(again.id)
+            assert gone.value.status == 404
+
+    asyncio.run(use())
 
 
 def test_waiting_on_a_queued_task_times_out_then_cancel_ends_it(

@@ -21,7 +21,7 @@ from ocrqueue.queue import Store, TaskSpec, TaskStatus
 
 pytestmark = pytest.mark.acceptance
 
-SUPERVISED = ["worker", "--processes", "1", "--concurrency", "1"]
+SUPERVISED = ["worker", "--processes", "1", "--concurrency", "1", "--test-kinds"]
 
 
 def test_a_leaking_worker_is_replaced_past_max_rss_mb(store: Store, workers: Processes, record: Path) -> None:
@@ -71,7 +71,7 @@ def test_serve_refuses_a_strip_and_survives_a_crashing_task(store: Store, worker
     """A 1x100,000 PNG segfaulted OpenCV inside `serve` and took the API down with it. Now it is
     refused up front, and a task that does crash its worker process only costs that child."""
     port = free_port()
-    serve = workers.start(["serve", "--port", str(port), "--workers", "1"], name="serve")
+    serve = workers.start(["serve", "--port", str(port), "--workers", "1", "--test-kinds"], name="serve")
     base = f"http://127.0.0.1:{port}"
     strip = io.BytesIO()
     Image.new("L", (1, 100_000), 255).save(strip, "PNG")

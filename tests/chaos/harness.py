@@ -354,7 +354,7 @@ class ChaosRun:
         return self.api
 
     def _start_worker(self) -> WorkerProcess:
-        worker = self.processes.start_worker(self.worker_slots)
+        worker = self.processes.start_worker(self.worker_slots, test_kinds=False)  # OCR only, as deployed
         self.workers.append(worker)
         return worker
 

@@ -162,7 +162,8 @@ def _enqueue(processes: Processes, clock: FakeClock, count: int, record: Path) -
     """Submit through `ocrqueue tasks enqueue`, on the stepped clock like every other process."""
     payload = json.dumps({**PAYLOAD, "record": str(record)})
     done = processes.run(
-        "tasks", "enqueue", "sleep", "--payload", payload, "--count", str(count), env=clock.environment()
+        *("tasks", "enqueue", "sleep", "--test-kinds", "--payload", payload, "--count", str(count)),
+        env=clock.environment(),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return [line.split()[0] for line in done.stdout.splitlines() if line.endswith("created")]

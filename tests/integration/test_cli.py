@@ -40,7 +40,7 @@ def cli_env(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
 @pytest.fixture
 def worker(cli_env: Path, store: Store) -> Iterator[Worker]:
     settings = Settings()
-    registry = build_registry(LocalStorage(settings.resolved_storage_dir), settings.document_limits())
+    registry = build_registry(LocalStorage(settings.resolved_storage_dir), settings.document_limits(), test_kinds=True)
     config = QueueConfig(lease_seconds=10, heartbeat_seconds=1, reaper_seconds=1, poll_seconds=0.1)
     running = Worker(store, registry, config, metrics=QueueMetrics(CollectorRegistry()))
     running.start()

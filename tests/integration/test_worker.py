@@ -19,6 +19,7 @@ from ocrqueue.queue import (
     Worker,
     open_store,
 )
+from ocrqueue.queue.harness_kinds import register_test_kinds
 from ocrqueue.queue.kinds import register_builtin_kinds
 from ocrqueue.queue.metrics import QueueMetrics
 from ocrqueue.queue.models import JSON, EventType
@@ -38,7 +39,7 @@ FAST = QueueConfig(
 
 @pytest.fixture
 def registry() -> Registry:
-    return register_builtin_kinds(Registry())
+    return register_test_kinds(register_builtin_kinds(Registry()))
 
 
 @pytest.fixture

@@ -101,6 +101,15 @@ class WorkerProcess:
 
         return wait_for(find, timeout, 0.05, f"{self.name} to print its worker id")
 
+    def logged_kinds(self, timeout: float = 30.0) -> list[str]:
+        """The task kinds the process printed at start-up ("worker <id> on <backend>, kinds: a, b")."""
+
+        def find() -> list[str] | None:
+            match = re.search(r"^worker \S+ on \S+, kinds: (.*)$", self.output(), re.MULTILINE)
+            return match.group(1).strip().split(", ") if match else None
+
+        return wait_for(find, timeout, 0.05, f"{self.name} to print its kinds")
+
     def signal(self, signum: int) -> None:
         """Send `signum` to the worker's whole process group (no-op once it is gone)."""
         with contextlib.suppress(ProcessLookupError):
@@ -154,13 +163,15 @@ class Processes:
         host: str | None = None,
         name: str | None = None,
         wrapper: Sequence[str] = (),
+        test_kinds: bool = True,
     ) -> WorkerProcess:
-        """Start `ocrqueue worker -c N [-k KIND…]`; `host` makes it register as another machine.
+        """Start `ocrqueue worker -c N [-k KIND…] [--test-kinds]`; `host` makes it register as another
+        machine. Acceptance workers run the test kinds (`sleep`, `parts`) unless `test_kinds=False`.
 
         `wrapper` is a command prefix such as `unshare --pid --fork`; the process then has a
         different pid inside than `pid` here, so find its worker id with `logged_worker_id`.
         """
-        args = ["worker", "-c", str(concurrency)]
+        args = ["worker", "-c", str(concurrency), *(["--test-kinds"] if test_kinds else [])]
         for kind in kinds:
             args += ["-k", kind]
         return self.start(args, env=env, host=host, name=name or f"worker-{next(self._names)}", wrapper=wrapper)

@@ -16,7 +16,14 @@ from rich.table import Column, Table
 from ocrqueue import __version__
 from ocrqueue.cli import documents, remote, server
 from ocrqueue.cli.keys import keys_app
-from ocrqueue.cli.runtime import Announcer, LogFormatOption, children_log_format, configure_logging
+from ocrqueue.cli.runtime import (
+    Announcer,
+    LogFormatOption,
+    TestKinds,
+    children_log_format,
+    configure_logging,
+    refuse_unknown_kinds,
+)
 from ocrqueue.client import ClientError
 from ocrqueue.service import ANY_TENANT, RESULT_FORMATS, Conflict, NotFound, ResultFormat, TaskStatus, TaskView
 from ocrqueue.service.live import Live
@@ -25,7 +32,6 @@ from ocrqueue.service.runtime import (
     NodeMetrics,
     breaker_reports,
     keep_page_buffers,
-    kind_names,
     new_worker,
     open_tasks,
     prepare_database,
@@ -107,6 +113,7 @@ def worker(
     processes: Processes = None,
     worker_id: WorkerId = None,
     log_format: LogFormatOption = None,
+    test_kinds: TestKinds = False,
 ) -> None:
     """Run task slots on this machine until SIGTERM (graceful) or a second signal (release at once).
 
@@ -117,6 +124,7 @@ def worker(
     """
     settings = Settings()
     as_json = configure_logging(verbose, log_format or settings.log_format)
+    refuse_unknown_kinds(settings, kinds or settings.worker_kinds, test_kinds)
     announce = Announcer(as_json)
     count = settings.worker_processes if processes is None else processes
     if count > 0:
@@ -133,6 +141,7 @@ def worker(
                     verbose,
                     log_format=children_log_format(as_json),
                     metrics=run,
+                    test_kinds=test_kinds,
                 )
                 announce.say(f"supervising {count} worker process(es) of {slots} slot(s) each")
                 serve_metrics(settings, NodeMetrics(tasks, run))
@@ -151,6 +160,7 @@ def worker(
             concurrency=concurrency,
             kinds=kinds or settings.worker_kinds or None,
             worker_id=worker_id,
+            test_kinds=test_kinds,
         )
         announce.say(f"worker {runner.worker_id} on {tasks.backend}, kinds: {', '.join(runner.kinds)}")
         if worker_id is None:  # a supervised child's metrics reach its supervisor's port instead
@@ -204,15 +214,17 @@ def db_prune(
 
 @tasks_app.command("enqueue")
 def tasks_enqueue(
-    kind: Annotated[str, typer.Argument(help="Task kind, e.g. noop or sleep.")],
+    kind: Annotated[str, typer.Argument(help="Task kind, e.g. noop.")],
     payload: Annotated[str, typer.Option(help="JSON payload.")] = "{}",
     count: Annotated[int, typer.Option(min=1, help="How many identical tasks.")] = 1,
     priority: Annotated[int, typer.Option(help="Higher runs first.")] = 0,
     dedup_key: Annotated[str | None, typer.Option(help="Same key returns the same live task.")] = None,
+    test_kinds: TestKinds = False,
 ) -> None:
     """Submit tasks of any registered kind (the OCR upload path is `ocrqueue submit`).
 
-    Example: ocrqueue tasks enqueue sleep --payload '{"pages": 3, "seconds_per_page": 1}'
+    `noop` checks a deployment end to end: a worker claims it and completes it at once.
+    Example: ocrqueue tasks enqueue noop && ocrqueue tasks list
     """
     try:
         body = json.loads(payload)
@@ -220,10 +232,7 @@ def tasks_enqueue(
         console.print(f"[red]--payload is not valid JSON: {exc}[/red]")
         raise typer.Exit(2) from exc
     settings = Settings()
-    known = kind_names(settings)
-    if kind not in known:
-        console.print(f"[red]unknown task kind {kind!r}; known: {', '.join(known)}[/red]")
-        raise typer.Exit(2)
+    refuse_unknown_kinds(settings, [kind], test_kinds)
     with open_tasks(settings) as tasks:
         submitted = tasks.enqueue(kind, body, count=count, priority=priority, dedup_key=dedup_key)
     for result in submitted:

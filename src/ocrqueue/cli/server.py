@@ -9,7 +9,14 @@ import uvicorn
 
 from ocrqueue.api import ApiContext, create_app
 from ocrqueue.api.ratelimit import RateLimiter
-from ocrqueue.cli.runtime import Announcer, LogFormatOption, children_log_format, configure_logging
+from ocrqueue.cli.runtime import (
+    Announcer,
+    LogFormatOption,
+    TestKinds,
+    children_log_format,
+    configure_logging,
+    refuse_unknown_kinds,
+)
 from ocrqueue.service import ServiceError
 from ocrqueue.service.apikeys import ApiKeys
 from ocrqueue.service.exposure import open_listener
@@ -42,6 +49,7 @@ def serve(
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
     log_format: LogFormatOption = None,
+    test_kinds: TestKinds = False,
 ) -> None:
     """Run the API, the web page and (unless --no-workers) workers, on the configured database.
 
@@ -59,6 +67,7 @@ def serve(
     settings = Settings()
     as_json = configure_logging(verbose, log_format or settings.log_format)
     announce = Announcer(as_json)
+    refuse_unknown_kinds(settings, settings.worker_kinds, test_kinds)
     tasks = open_tasks(settings)
     keys = ApiKeys(settings.resolved_database_url)
     listen_host = host or settings.host
@@ -88,6 +97,7 @@ def serve(
             verbose,
             log_format=children_log_format(as_json),
             metrics=run,
+            test_kinds=test_kinds,
         )
     metrics = NodeMetrics(tasks, run)
     context = ApiContext(settings, tasks, keys, RateLimiter(settings.submit_rate_per_minute), metrics)

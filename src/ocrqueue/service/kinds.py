@@ -5,6 +5,7 @@ from __future__ import annotations
 from ocrqueue.documents import DocumentLimits
 from ocrqueue.documents.vlm import VlmConfig
 from ocrqueue.queue import Registry
+from ocrqueue.queue.harness_kinds import register_test_kinds
 from ocrqueue.queue.kinds import register_builtin_kinds
 from ocrqueue.queue.supervisor import CrashMessage
 from ocrqueue.service.engines import ModelGate, configure_vlm, ocr_needs_model
@@ -20,12 +21,17 @@ def build_registry(
     vlm: VlmConfig | None = None,
     webhooks: WebhookConfig | None = None,
     split_pages: int = 0,
+    *,
+    test_kinds: bool = False,
 ) -> Registry:
     """With `vlm` (a model server), the `vlm` engine is registered, OCR tasks using it go through the
     model server's breaker gate, and `vision` tasks exist; without it, workers never claim them.
     With `webhooks`, `webhook` tasks (callback deliveries) exist. OCR documents of more than
-    `split_pages` pages are read by child tasks of that many pages (0: never)."""
+    `split_pages` pages are read by child tasks of that many pages (0: never). `test_kinds` adds
+    `sleep` and `parts` (queue/harness_kinds.py), which only tests and `--test-kinds` ask for."""
     registry = register_builtin_kinds(Registry())
+    if test_kinds:
+        register_test_kinds(registry)
     if webhooks is not None:
         registry.register(WEBHOOK_KIND, webhooks.handler())
     client = configure_vlm(vlm)

@@ -17,6 +17,7 @@ from prometheus_client import start_http_server
 from ocrqueue.documents import keep_page_buffers
 from ocrqueue.documents.engines.cpus import THREAD_LIMIT_VARIABLE, available_cpus, thread_share
 from ocrqueue.queue import Registry, Store, Worker, open_store
+from ocrqueue.queue.harness_kinds import TEST_KINDS
 from ocrqueue.queue.recycle import REPLACE_EXIT_CODE
 from ocrqueue.queue.supervisor import Supervisor, stop_with_parent
 from ocrqueue.service.engines import configure_vlm, reporting_breaker
@@ -36,6 +37,7 @@ METRICS_PORT_VARIABLE = "OCRQUEUE_METRICS_PORT"
 
 __all__ = [
     "REPLACE_EXIT_CODE",
+    "TEST_KINDS",
     "MetricsRun",
     "NodeMetrics",
     "Supervisor",
@@ -99,14 +101,15 @@ def webhook_config(settings: Settings) -> WebhookConfig:
     )
 
 
-def task_registry(settings: Settings, storage: Storage | None = None) -> Registry:
-    """Every task kind this installation can run."""
+def task_registry(settings: Settings, storage: Storage | None = None, *, test_kinds: bool = False) -> Registry:
+    """Every task kind this installation can run (with `test_kinds`, the test harness's too)."""
     return build_registry(
         storage or open_storage(settings),
         settings.document_limits(),
         settings.vlm_config(),
         webhook_config(settings),
         split_pages=settings.split_pages,
+        test_kinds=test_kinds,
     )
 
 
@@ -129,8 +132,8 @@ def breaker_reports(settings: Settings, store: Store, worker_id: str) -> Iterato
         yield
 
 
-def kind_names(settings: Settings) -> list[str]:
-    return task_registry(settings).names()
+def kind_names(settings: Settings, *, test_kinds: bool = False) -> list[str]:
+    return task_registry(settings, test_kinds=test_kinds).names()
 
 
 def new_worker(
@@ -140,24 +143,27 @@ def new_worker(
     concurrency: int | None = None,
     kinds: list[str] | None = None,
     worker_id: str | None = None,
+    test_kinds: bool = False,
 ) -> Worker:
     """A worker (not yet started) for `kinds` (None: every registered kind) with `concurrency` slots
-    [default: settings]; `worker_id` is given by a supervising process."""
+    [default: settings]; `worker_id` is given by a supervising process; `test_kinds` registers the
+    test harness's kinds too."""
     config = settings.queue_config()
     if concurrency is not None:
         config = dataclasses.replace(config, concurrency=concurrency)
-    registry = task_registry(settings, tasks.storage)
+    registry = task_registry(settings, tasks.storage, test_kinds=test_kinds)
     return Worker(tasks.store, registry, config, kinds=kinds, worker_id=worker_id)
 
 
 def worker_command(
-    concurrency: int, kinds: list[str], verbose: bool, log_format: LogFormat = "auto"
+    concurrency: int, kinds: list[str], verbose: bool, log_format: LogFormat = "auto", test_kinds: bool = False
 ) -> Callable[[str], list[str]]:
     """The command line of one supervised `ocrqueue worker` child with the given worker id."""
 
     def command(worker_id: str) -> list[str]:
         args = [sys.executable, "-m", "ocrqueue", "worker", "--processes", "0", "--worker-id", worker_id]
         args += ["--concurrency", str(concurrency), "--log-format", log_format, *(f"--kind={kind}" for kind in kinds)]
+        args += ["--test-kinds"] if test_kinds else []
         return [*args, "--verbose"] if verbose else args
 
     return command
@@ -192,6 +198,7 @@ def supervisor(
     *,
     log_format: LogFormat = "auto",
     metrics: MetricsRun | None = None,
+    test_kinds: bool = False,
 ) -> Supervisor:
     """Worker processes under this one, each replaced when it exits or dies (see queue/supervisor.py).
     Each child runs its own webhook outbox, as any `ocrqueue worker` does, and its engines use its
@@ -199,7 +206,7 @@ def supervisor(
     children's counters reach this process's /metrics (service/metrics.py)."""
     return Supervisor(
         tasks.store,
-        worker_command(concurrency, kinds, verbose, log_format),
+        worker_command(concurrency, kinds, verbose, log_format, test_kinds),
         processes,
         env=worker_environment(os.environ, processes * concurrency, metrics),
         crash_messages=crash_messages(),
