@@ -73,3 +73,10 @@ class PageSelection:
         """The selected pages as indices from 0, after checking they exist."""
         self.check(page_count)
         return [i - 1 for a, b in self.ranges for i in range(a, b + 1)]
+
+
+def selected_indices(pages: str | None, page_count: int) -> list[int]:
+    """The indices (from 0) of the pages a selection like ``"1-5,9"`` names, every page when None;
+    raises PageRangeError for pages the document lacks. What options ask for and what a result
+    must hold are the same pages."""
+    return list(range(page_count)) if pages is None else PageSelection.parse(pages).indices(page_count)
