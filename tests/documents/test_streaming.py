@@ -120,6 +120,7 @@ def test_any_set_of_pages_round_trips(pages: set[int]) -> None:
     selection = PageSelection.parse(text)
     assert [i + 1 for i in selection.indices(300)] == sorted(pages)
     assert PageSelection.parse(str(selection)) == selection
+    assert PageSelection.of_indices(selection.indices(300)) == selection
     assert len(selection) == len(pages)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ocrqueue.documents.errors import InvalidOptionsError
@@ -46,6 +47,17 @@ class PageSelection:
             else:
                 merged.append((first, last))
         return cls(tuple(merged))
+
+    @classmethod
+    def of_indices(cls, indices: Sequence[int]) -> PageSelection:
+        """The selection of the pages at ``indices`` (from 0, ascending): a child task's part."""
+        runs: list[tuple[int, int]] = []
+        for number in (i + 1 for i in indices):
+            if runs and number == runs[-1][1] + 1:
+                runs[-1] = (runs[-1][0], number)
+            else:
+                runs.append((number, number))
+        return cls(tuple(runs))
 
     def __str__(self) -> str:
         return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in self.ranges)

@@ -11,7 +11,7 @@ from typing import Literal, Protocol
 from PIL import Image
 
 from ocrqueue.documents.engines import OcrEngine
-from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.geometry import BBox, PixelBox, union
 from ocrqueue.documents.input.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
@@ -30,7 +30,7 @@ FIGURE_MIN_IN = 1.0  # a region at least this tall and wide with (almost) no tex
 FIGURE_MAX_TEXT_SHARE = 0.15
 ISLAND_LABELS: tuple[IslandKind, ...] = ("figure", "formula", "table")
 
-Box = tuple[int, int, int, int]
+Box = PixelBox
 
 
 @dataclass(frozen=True)
