@@ -28,6 +28,7 @@ from ocrqueue.documents import (
     process_page,
 )
 from ocrqueue.documents.output import reader
+from ocrqueue.documents.output.markdown import page_markdown_parts
 from ocrqueue.service.results import link_figures, linked_markdown
 
 from .conftest import Samples
@@ -47,8 +48,9 @@ def _written(meta: DocumentMeta, pages: list[PageResult], indent: int | None) ->
 def test_streamed_result_is_byte_for_byte_the_whole_one(samples: Samples, name: str, indent: int | None) -> None:
     result = run(samples.data(name), languages=("eng", "chi_sim"))
     json_text, markdown = _written(result.meta, list(result.pages), indent)
-    assert json_text == result.to_json(indent=indent)
-    assert markdown == result.to_markdown()
+    assert json_text == json.dumps(result.to_dict(), ensure_ascii=False, indent=indent)
+    paragraphs = [part for page in result.pages for part in page_markdown_parts(page)]
+    assert markdown == "\n\n".join(paragraphs) + "\n"
 
 
 def test_a_selection_holds_only_its_pages_and_says_so() -> None:
@@ -118,6 +120,7 @@ def test_any_set_of_pages_round_trips(pages: set[int]) -> None:
     selection = PageSelection.parse(text)
     assert [i + 1 for i in selection.indices(300)] == sorted(pages)
     assert PageSelection.parse(str(selection)) == selection
+    assert PageSelection.of_indices(selection.indices(300)) == selection
     assert len(selection) == len(pages)
 
 

@@ -55,7 +55,7 @@ _CONVERT_PROBE = """
 import json, sys, time
 from pathlib import Path
 
-import ocrqueue.service.convert as documents
+import ocrqueue.service.page_reading as documents
 from ocrqueue.cli.app import app
 
 def peak():

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
+PixelBox = tuple[int, int, int, int]  # x0, y0, x1, y1 in a rendered page's pixels
+
 
 class BBox(NamedTuple):
     x0: float
@@ -53,3 +55,11 @@ def union(boxes: Iterable[BBox]) -> BBox:
     if not items:
         raise ValueError("union of no boxes")
     return BBox(min(b.x0 for b in items), min(b.y0 for b in items), max(b.x1 for b in items), max(b.y1 for b in items))
+
+
+def share_inside(a: PixelBox, b: PixelBox) -> float:
+    """Share of ``a``'s area that lies inside ``b`` (an empty ``a`` counts as one pixel)."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    area = max(1, (a[2] - a[0]) * (a[3] - a[1]))
+    return w * h / area if w > 0 and h > 0 else 0.0

@@ -193,6 +193,12 @@ class Block:
         )
 
 
+def figure_name(page_index: int, number: int) -> str:
+    """The file name of a page's ``number``-th figure crop (from 1): the same on every path, since
+    Markdown links to it and storage keeps it under that name."""
+    return f"page{page_index + 1}-figure{number}.png"
+
+
 @dataclass(frozen=True)
 class PageResult:
     """One processed page. ``images`` holds figure crops (PNG bytes by name) and is not in the dict:

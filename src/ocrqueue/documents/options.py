@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from ocrqueue.documents.errors import InvalidOptionsError
-from ocrqueue.documents.input.pagerange import PageSelection
+from ocrqueue.documents.input.pagerange import PageSelection, selected_indices
 
 Mode = Literal["auto", "ocr", "text"]
 MODES: tuple[Mode, ...] = ("auto", "ocr", "text")
@@ -56,8 +56,7 @@ class ProcessOptions:
 
     def page_indices(self, page_count: int) -> list[int]:
         """The pages to read, as indices from 0; raises PageRangeError for pages the document lacks."""
-        selection = self.page_selection
-        return list(range(page_count)) if selection is None else selection.indices(page_count)
+        return selected_indices(self.pages, page_count)
 
     def to_dict(self) -> dict[str, Any]:
         """`pages` only when set, so whole-document options keep the dedup keys they always had."""

@@ -1,12 +1,12 @@
 """Converting a file on this machine, without a queue: `ocrqueue convert`.
 
-Pages are written as they are read (figure crops, then the JSON and Markdown through
-`ResultWriter`), so memory stays flat however long the document; the searchable PDF, text, HTML,
-hOCR and ALTO are made afterwards from the JSON just written, read back a page at a time."""
+Pages are read as the OCR task reads them (service/page_reading.py) and written as they come
+(figure crops, then the JSON and Markdown through `ResultWriter`), so memory stays flat however
+long the document; the searchable PDF, text, HTML, hOCR and ALTO are made afterwards from the JSON
+just written, read back a page at a time."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Collection
 from pathlib import Path
 
@@ -15,12 +15,11 @@ from ocrqueue.documents import (
     DocumentLimits,
     ProcessOptions,
     ResultWriter,
-    open_document,
-    process_page,
 )
 from ocrqueue.documents.output.reader import iter_result_pages
 from ocrqueue.documents.output.searchable_pdf import write_searchable_pdf
 from ocrqueue.service.errors import InvalidInput
+from ocrqueue.service.page_reading import open_selected
 from ocrqueue.service.result_formats import (
     DERIVED_FORMATS,
     FORMATS,
@@ -59,26 +58,22 @@ def convert_file(
     partials = {fmt: _partial(target / f"{stem}{FORMATS[fmt].suffix}") for fmt in RESULT_FORMATS}
     json_path, markdown_path = partials["json"], partials["markdown"]
     try:
-        with open_document(source, limits) as document:
-            meta = dataclasses.replace(document.meta, pages=options.pages)
-            wanted = options.page_indices(meta.page_count)
-            on_opened(len(wanted))
+        with open_selected(source, options, limits) as selected:
+            page_count = len(selected.wanted)
+            on_opened(page_count)
             target.mkdir(parents=True, exist_ok=True)
             with (
                 json_path.open("wb") as json_out,
                 markdown_path.open("wb") as markdown_out,
-                ResultWriter(meta, json_out, markdown_out, indent=2, expected=wanted) as writer,
+                ResultWriter(selected.meta, json_out, markdown_out, indent=2, expected=selected.wanted) as writer,
             ):
-                for page in document.select(wanted):
-                    result = process_page(page, options)
-                    for name, data in result.images.items():
-                        (target / name).write_bytes(data)
+                for result in selected.read(lambda name, data: (target / name).write_bytes(data)):
                     writer.add(result)
                     on_page()
         if "pdf" in outputs:
             with json_path.open("rb") as pages, partials["pdf"].open("wb") as pdf:
                 write_searchable_pdf(source, iter_result_pages(pages), pdf, limits, options.page_selection)
-        rendering = Rendering(source.name, PAGE_IMAGE_DPI, lambda number: source.name, page_count=len(wanted))
+        rendering = Rendering(source.name, PAGE_IMAGE_DPI, lambda number: source.name, page_count=page_count)
         for derived in DERIVED_FORMATS:
             if derived in outputs:
                 with json_path.open("rb") as pages, partials[derived].open("wb") as out:

@@ -68,31 +68,35 @@ class TaskFollower:
         """Call `deliver(task_id, update)` with each task's current row at once (unless it is still
         the row in `known`), then on every change."""
         entry = _Following(frozenset(task_ids), deliver, {task.id: task for task in known})
-        with self._lock:
+
+        def follow() -> None:
             self._followings.add(entry)
             self._dirty |= entry.task_ids
-        self._start()
-        self._wake.set()
-        try:
+
+        with self._looked_at(follow, lambda: self._followings.discard(entry)):
             yield
-        finally:
-            with self._lock:
-                self._followings.discard(entry)
 
     @contextlib.contextmanager
     def watching(self, notify: Callable[[], None]) -> Iterator[None]:
         """Call `notify()` after any change notice (and every `recheck_seconds`): for task lists.
 
         On PostgreSQL an update is noticed only for followed tasks: follow the tasks shown too."""
+        with self._looked_at(lambda: self._watchers.add(notify), lambda: self._watchers.discard(notify)):
+            yield
+
+    @contextlib.contextmanager
+    def _looked_at(self, add: Callable[[], None], remove: Callable[[], None]) -> Iterator[None]:
+        """``add()`` under the lock, the thread started and woken to look at once; ``remove()``
+        under the lock at the end."""
         with self._lock:
-            self._watchers.add(notify)
+            add()
         self._start()
         self._wake.set()
         try:
             yield
         finally:
             with self._lock:
-                self._watchers.discard(notify)
+                remove()
 
     def close(self) -> None:
         self._closed = True

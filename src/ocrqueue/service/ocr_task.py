@@ -16,7 +16,6 @@ child reads its range and checkpoints it; its figure crops go under the parent's
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,11 +28,10 @@ from ocrqueue.documents import (
     PageResult,
     ProcessOptions,
     ResultWriter,
-    open_document,
-    process_page,
 )
 from ocrqueue.queue import PermanentError, Task, TaskContext, TaskSpec
 from ocrqueue.queue.models import JSON, Checkpoint
+from ocrqueue.service.page_reading import open_selected
 from ocrqueue.service.payloads import OcrPayload, PayloadError
 from ocrqueue.service.storage_keys import asset_key, result_json_key, result_markdown_key
 from ocrqueue.service.work_metrics import PAGES_READ
@@ -90,9 +88,8 @@ class OcrTask:
         return result
 
     def _wanted(self, source: Path, options: ProcessOptions) -> tuple[DocumentMeta, list[int]]:
-        with open_document(source, self.limits) as document:
-            meta = dataclasses.replace(document.meta, pages=options.pages)
-            return meta, options.page_indices(meta.page_count)
+        with open_selected(source, options, self.limits) as selected:
+            return selected.meta, selected.wanted
 
     def _split_if_big(self, ctx: TaskContext, payload: OcrPayload, source: Path) -> None:
         """Hand a big document's page ranges to child tasks (never returns when it does). A task
@@ -114,20 +111,20 @@ class OcrTask:
     def _read_pages(self, ctx: TaskContext, source: Path, options: ProcessOptions) -> tuple[DocumentMeta, list[int]]:
         """Read and checkpoint every wanted page not checkpointed yet; returns the meta and the pages."""
         done = ctx.checkpointed()
-        with open_document(source, self.limits) as document:
-            meta = dataclasses.replace(document.meta, pages=options.pages)
-            wanted = options.page_indices(meta.page_count)
+        owner = ctx.task.parent_id or ctx.task.id
+
+        def store_image(name: str, image: bytes) -> None:
+            self.storage.put(asset_key(owner, name), image)
+
+        with open_selected(source, options, self.limits) as selected:
+            meta, wanted = selected.meta, selected.wanted
             finished = len(done.intersection(wanted))
             ctx.report_progress(finished, len(wanted), "resuming" if finished else "starting")
-            for page in document.select([i for i in wanted if i not in done]):
-                ctx.raise_if_cancelled()
-                result = process_page(page, options)
-                for name, image in result.images.items():
-                    self.storage.put(asset_key(ctx.task.parent_id or ctx.task.id, name), image)
-                ctx.save_checkpoint(page.index, result.to_dict())
+            for result in selected.read(store_image, done, ctx.raise_if_cancelled):
+                ctx.save_checkpoint(result.index, result.to_dict())
                 PAGES_READ.labels(result.source).inc()
                 finished += 1
-                ctx.report_progress(finished, len(wanted), f"page {page.index + 1} of {meta.page_count}")
+                ctx.report_progress(finished, len(wanted), f"page {result.index + 1} of {meta.page_count}")
         return meta, wanted
 
     def _write_result(

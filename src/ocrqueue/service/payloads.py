@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ocrqueue.documents import DocumentError, ProcessOptions
+from ocrqueue.documents import DocumentError, PageSelection, ProcessOptions
 
 
 class PayloadError(ValueError):
@@ -49,13 +49,7 @@ class OcrPayload:
 
     def for_pages(self, indices: Sequence[int]) -> OcrPayload:
         """This document restricted to the pages `indices` (from 0, ascending): a child task's part."""
-        runs: list[list[int]] = []
-        for index in indices:
-            if runs and index == runs[-1][1] + 1:
-                runs[-1][1] = index
-            else:
-                runs.append([index, index])
-        pages = ",".join(str(a + 1) if a == b else f"{a + 1}-{b + 1}" for a, b in runs)
+        pages = str(PageSelection.of_indices(indices))
         return dataclasses.replace(self, options=dataclasses.replace(self.options, pages=pages))
 
     @classmethod

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ocrqueue.documents.errors import InvalidOptionsError
@@ -47,6 +48,17 @@ class PageSelection:
                 merged.append((first, last))
         return cls(tuple(merged))
 
+    @classmethod
+    def of_indices(cls, indices: Sequence[int]) -> PageSelection:
+        """The selection of the pages at ``indices`` (from 0, ascending): a child task's part."""
+        runs: list[tuple[int, int]] = []
+        for number in (i + 1 for i in indices):
+            if runs and number == runs[-1][1] + 1:
+                runs[-1] = (runs[-1][0], number)
+            else:
+                runs.append((number, number))
+        return cls(tuple(runs))
+
     def __str__(self) -> str:
         return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in self.ranges)
 
@@ -73,3 +85,10 @@ class PageSelection:
         """The selected pages as indices from 0, after checking they exist."""
         self.check(page_count)
         return [i - 1 for a, b in self.ranges for i in range(a, b + 1)]
+
+
+def selected_indices(pages: str | None, page_count: int) -> list[int]:
+    """The indices (from 0) of the pages a selection like ``"1-5,9"`` names, every page when None;
+    raises PageRangeError for pages the document lacks. What options ask for and what a result
+    must hold are the same pages."""
+    return list(range(page_count)) if pages is None else PageSelection.parse(pages).indices(page_count)

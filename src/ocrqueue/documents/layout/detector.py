@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from ocrqueue.documents.geometry import share_inside
+
 ModelLabel = Literal["text", "title", "figure", "caption", "table", "header", "footer", "formula"]
 
 # CDLA classes onto our block types ("reference" is bibliography text).
@@ -113,13 +115,6 @@ def _quiet() -> None:
             logger.addHandler(handler)
 
 
-def _inside(inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> bool:
-    w = min(inner[2], outer[2]) - max(inner[0], outer[0])
-    h = min(inner[3], outer[3]) - max(inner[1], outer[1])
-    area = max(1, (inner[2] - inner[0]) * (inner[3] - inner[1]))
-    return w > 0 and h > 0 and w * h > 0.5 * area
-
-
 def _plausible(boxes: list[LayoutBox], page_area: int) -> list[LayoutBox]:
     """Drop figures that hold paragraphs of text or cover most of the page: on speckled scans the
     model sometimes calls the whole page a figure. (A real full-page figure is then read as text.)"""
@@ -127,7 +122,7 @@ def _plausible(boxes: list[LayoutBox], page_area: int) -> list[LayoutBox]:
 
     def ok(b: LayoutBox) -> bool:
         area = (b.box[2] - b.box[0]) * (b.box[3] - b.box[1])
-        return area <= MAX_FIGURE_AREA * page_area and not any(_inside(t, b.box) for t in texts)
+        return area <= MAX_FIGURE_AREA * page_area and not any(share_inside(t, b.box) > 0.5 for t in texts)
 
     return [b for b in boxes if b.label != "figure" or ok(b)]
 

@@ -11,6 +11,7 @@ from typing import Literal
 
 import numpy as np
 
+from ocrqueue.documents.geometry import share_inside
 from ocrqueue.documents.layout.blocks import MARGIN_BAND
 from ocrqueue.documents.layout.straighten import GRID_DPI, Straightened, coarse
 from ocrqueue.documents.layout.tables import TableGrid, find_tables, long_runs
@@ -91,14 +92,6 @@ def _ink_share(grid: Mask, box: tuple[int, int, int, int], factor: int) -> float
     return float(sub.mean()) if sub.size else 0.0
 
 
-def _overlap_share(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    """Share of ``a``'s area that lies inside ``b``."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    area = max(1, (a[2] - a[0]) * (a[3] - a[1]))
-    return w * h / area if w > 0 and h > 0 else 0.0
-
-
 def analyse(
     page: Straightened,
     rules: Rules | None,
@@ -114,13 +107,13 @@ def analyse(
         # A grid of one column is a box round text (a listing, an example), read as text.
         for t in (t for t in rules.grids if t.n_cols > 1):
             box = (t.x0, t.y0, t.x1, t.y1)
-            if not any(i.kind == "figure" and _overlap_share(box, i.box) > 0.5 for i in islands):
+            if not any(i.kind == "figure" and share_inside(box, i.box) > 0.5 for i in islands):
                 islands.append(Island("table", box, t))
         # Tables the model sees without a ruled grid (whitespace or booktabs style) keep no grid:
         # their columns are found from word positions after OCR.
         ruled = [i.box for i in islands if i.kind == "table"]
         for kind, box in detected or []:
-            if kind == "table" and not any(_overlap_share(box, r) > 0.3 or _overlap_share(r, box) > 0.3 for r in ruled):
+            if kind == "table" and not any(share_inside(box, r) > 0.3 or share_inside(r, box) > 0.3 for r in ruled):
                 islands.append(Island("table", box))
     islands = _apart(islands)
     factor = max(1, round(dpi / GRID_DPI))
@@ -157,7 +150,7 @@ def _apart(islands: list[Island]) -> list[Island]:
     kept: list[Island] = []
     for island in ranked:
         if not any(
-            max(_overlap_share(island.box, k.box), _overlap_share(k.box, island.box)) > ISLAND_MAX_OVERLAP for k in kept
+            max(share_inside(island.box, k.box), share_inside(k.box, island.box)) > ISLAND_MAX_OVERLAP for k in kept
         ):
             kept.append(island)
     return kept
@@ -172,7 +165,7 @@ def _place(leaves: list[Region], islands: list[Island], factor: int, text_grid: 
         box = (leaf.x0 * factor, leaf.y0 * factor, leaf.x1 * factor, leaf.y1 * factor)
         inside = _side_by_side_left_first(
             sorted(
-                (i for i, isl in enumerate(islands) if i not in after and _overlap_share(isl.box, box) > 0.5),
+                (i for i, isl in enumerate(islands) if i not in after and share_inside(isl.box, box) > 0.5),
                 key=lambda i: islands[i].box[1],
             ),
             islands,

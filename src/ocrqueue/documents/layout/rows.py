@@ -7,7 +7,7 @@ row by row before paragraphs are built.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ocrqueue.documents.geometry import union
 from ocrqueue.documents.model import Line, Word
@@ -50,15 +50,17 @@ def _line(row: list[Line]) -> Line:
     )
 
 
-def split_line(line: Line, words: list[Word]) -> Line:
-    """The part of ``line`` made of ``words`` (a subset of its words, in order)."""
+def split_line(line: Line, words: list[Word], join: Callable[[list[str]], str] = join_words) -> Line:
+    """The part of ``line`` made of ``words`` (a subset of its words, in order). ``join`` makes its
+    text: recognised words take no space between CJK characters (``join_words``); a PDF's text
+    layer passes ``" ".join``, the way input/pdf_text.py joins the words of its lines."""
     if len(words) == len(line.words):
         return line
     weights = [(w.confidence, len(w.text)) for w in words if w.confidence is not None]
     total = sum(n for _, n in weights)
     conf = sum(c * n for c, n in weights) / total if total else line.confidence
     return Line(
-        join_words([w.text for w in words]),
+        join([w.text for w in words]),
         union(w.bbox for w in words),
         conf,
         tuple(words),

@@ -213,10 +213,9 @@ def _ink_box(
     its whole cells: the last rows and columns of a page whose size is not a multiple of
     ``factor`` have no cell of their own."""
     boxes = []
-    rows = np.flatnonzero(grid.any(axis=1))
-    if rows.size:
-        cols = np.flatnonzero(grid.any(axis=0))
-        boxes.append((int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1))
+    cells = marked_box(grid)
+    if cells is not None:
+        boxes.append(cells)
     outside = touched.copy()
     if boxes:
         reach = margin // factor  # touched cells this close to the grid's box are read anyway
@@ -231,10 +230,32 @@ def _ink_box(
             boxes.append((int(left.min()), int(top.min()), int(right.max()), int(bottom.max())))
     if not boxes:
         return None
+    cells = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+    return cells_to_pixels(cells, factor, margin, shape)
+
+
+def marked_box(marks: Mask, min_marks: int = 1) -> tuple[int, int, int, int] | None:
+    """The box (in cells of ``marks``) around the rows and the columns that hold at least
+    ``min_marks`` marked cells, or None when none does: the one rule for where a page's ink lies.
+    The content box counts one, on the grid, which has dropped specks already; the first look
+    (ocr/detect.py) counts two, on raw dark pixels sampled before any grid exists, so that one
+    dark pixel of noise does not widen the box it crops."""
+    rows = np.flatnonzero(np.count_nonzero(marks, axis=1) >= min_marks)
+    cols = np.flatnonzero(np.count_nonzero(marks, axis=0) >= min_marks)
+    if rows.size == 0 or cols.size == 0:
+        return None
+    return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
+
+
+def cells_to_pixels(
+    cells: tuple[int, int, int, int], factor: int, margin: int, shape: tuple[int, ...]
+) -> tuple[int, int, int, int]:
+    """A box of ``factor``-pixel cells in pixels, widened by ``margin`` and clipped to a page of
+    ``shape`` (rows, columns)."""
     height, width = shape[0], shape[1]
     return (
-        max(0, min(b[0] for b in boxes) * factor - margin),
-        max(0, min(b[1] for b in boxes) * factor - margin),
-        min(width, max(b[2] for b in boxes) * factor + margin),
-        min(height, max(b[3] for b in boxes) * factor + margin),
+        max(0, cells[0] * factor - margin),
+        max(0, cells[1] * factor - margin),
+        min(width, cells[2] * factor + margin),
+        min(height, cells[3] * factor + margin),
     )

@@ -1,33 +1,36 @@
 """What both OCR strategies share: the page being read, pixel-to-point conversion, figure crops,
-text blocks per region, whitespace tables and the final reading order of regions and islands."""
+text blocks per region, the blocks of an island, whitespace tables and the final reading order of
+regions and islands."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Literal, Protocol
 
 from PIL import Image
 
 from ocrqueue.documents.engines import OcrEngine
-from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.geometry import BBox, PixelBox, union
 from ocrqueue.documents.input.images import png_bytes
 from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
 from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
-from ocrqueue.documents.layout.raster import IslandKind, RasterLayout, Rules
+from ocrqueue.documents.layout.raster import Island, IslandKind, RasterLayout, Rules
 from ocrqueue.documents.layout.rows import split_line
 from ocrqueue.documents.layout.straighten import Straightened
+from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.xycut import Mask
-from ocrqueue.documents.model import Block, Line, Table, TableCell, Word
+from ocrqueue.documents.model import Block, Line, Table, TableCell, Word, figure_name
 from ocrqueue.documents.text import clean_text, join_words
 
 FIGURE_MIN_IN = 1.0  # a region at least this tall and wide with (almost) no text is a figure
 FIGURE_MAX_TEXT_SHARE = 0.15
 ISLAND_LABELS: tuple[IslandKind, ...] = ("figure", "formula", "table")
 
-Box = tuple[int, int, int, int]
+Box = PixelBox
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ def mean_confidence(lines: Sequence[Line]) -> float | None:
 
 
 class Figures:
-    """Crops figure areas into PNG images named page<N>-figure<K>.png."""
+    """Crops figure areas into PNG images named by ``figure_name``."""
 
     def __init__(self, page: OcrPage) -> None:
         self.index, self.straight, self.scale = page.index, page.straight, page.scale
@@ -90,7 +93,7 @@ class Figures:
     def add(self, box: Box, lines: Sequence[Line] = ()) -> Block:
         """A figure block for ``box`` (pixels) with the text read inside it (``lines`` in points:
         axis labels, words of a diagram) as its lines."""
-        name = f"page{self.index + 1}-figure{len(self.images) + 1}.png"
+        name = figure_name(self.index, len(self.images) + 1)
         self.images[name] = png_bytes(self.straight.color().crop(box))
         return figure_block(BBox(*box).scaled(1 / self.scale), lines, name)
 
@@ -140,6 +143,42 @@ def region_blocks(
             blocks = [b for chunk in chunks for b in build_blocks(chunk, page.height, body)]
             out.append([_relabel(b, captions, page.scale) for b in blocks])
     return out, build_blocks(mark_monospace(reading_sort(notes)), page.height, body)
+
+
+IslandTask = Literal["text", "formula", "table"]
+
+
+class IslandReader(Protocol):
+    """How one OCR strategy gets the text of an island: the whole page's words that fell in it
+    (ocr/whole_page.py), or a crop of it read on its own (ocr/by_region.py)."""
+
+    def read(self, island: Island, task: IslandTask) -> tuple[list[Line], str | None]:
+        """Its lines in points, and the engine's markup (a formula's LaTeX) if any: ``task`` says
+        what it holds, a figure's labels ("text"), a formula, or a table without rules."""
+        ...
+
+    def ruled_table(self, island: Island, grid: TableGrid) -> tuple[Block, list[Line]]:
+        """The table of a ruled island, and the lines its figure keeps should no cell hold text."""
+        ...
+
+
+def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: IslandReader) -> list[Block]:
+    """The blocks of a figure, formula or table the layout found, whichever way it was read."""
+    bbox = BBox(*island.box).scaled(1 / page.scale)
+    if island.kind == "figure":
+        labels, _ = reader.read(island, "text")
+        return [figures.add(island.box, labels)]
+    if island.kind == "formula":
+        lines, latex = reader.read(island, "formula")
+        text = join_words([ln.text for ln in lines])
+        return [Block("formula", bbox, text, mean_confidence(lines), tuple(lines), latex=latex)]
+    if island.grid is None:
+        lines, _ = reader.read(island, "table")
+        return whitespace_table(lines, bbox)
+    block, drawing = reader.ruled_table(island, island.grid)
+    if block.table is not None and not any(c.text for c in block.table.cells):
+        return [figures.add(island.box, drawing)]  # a grid of lines with no text in it is a drawing, not a table
+    return [block]
 
 
 def in_reading_order(

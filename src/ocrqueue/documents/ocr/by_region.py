@@ -5,6 +5,7 @@ told what they hold, such as vision models with GLM-OCR's task prompts (``reads_
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 from PIL import Image
 
 from ocrqueue.documents.engines import RecognitionRequest
@@ -19,17 +20,17 @@ from ocrqueue.documents.model import Block, Line, Table, TableCell
 from ocrqueue.documents.ocr.assemble import (
     Box,
     Figures,
+    IslandTask,
     OcrPage,
     in_reading_order,
+    island_blocks,
     islands_wanted,
     mean_confidence,
     region_blocks,
     to_points,
-    whitespace_table,
 )
+from ocrqueue.documents.ocr.crops import padded_crop
 from ocrqueue.documents.text import join_words
-
-PAD = 12  # white border (pixels) around region crops: engines read text touching the edge badly
 
 
 def read_regions(page: OcrPage, use_model: bool) -> tuple[list[Block], Figures]:
@@ -40,63 +41,52 @@ def read_regions(page: OcrPage, use_model: bool) -> tuple[list[Block], Figures]:
     island_boxes = [i.box for i in layout.islands]
     region_lines: list[list[Line]] = []
     for box in layout.regions:
-        crop, dx, dy = _crop(page.image, box, [b for b in island_boxes if _overlaps(b, box)])
+        crop, dx, dy = padded_crop(page.image, box, [b for b in island_boxes if _overlaps(b, box)])
         out = page.engine.recognize(crop, _request(page, "text"))
         region_lines.append([to_points(ln, dx, dy, page.scale) for ln in out.lines])
     figures = Figures(page)
     per_region, notes = region_blocks(page, layout, region_lines, detected, figures)
-    island_blocks = [_island_blocks(page, isl, rules, figures) for isl in layout.islands]
-    return in_reading_order(layout, per_region, island_blocks, notes), figures
+    per_island = [island_blocks(page, isl, figures, _IslandCrops(page, rules)) for isl in layout.islands]
+    return in_reading_order(layout, per_region, per_island, notes), figures
 
 
 def _request(page: OcrPage, task: str) -> RecognitionRequest:
     return RecognitionRequest(page.languages, task, page.dpi)  # type: ignore[arg-type]
 
 
-def _crop(image: Image.Image, box: Box, blank: list[Box]) -> tuple[Image.Image, int, int]:
-    """Crop ``box`` plus a white pad; areas in ``blank`` (tables, rules) are painted white."""
-    x0, y0 = max(0, box[0] - PAD), max(0, box[1] - PAD)
-    x1, y1 = min(image.width, box[2] + PAD), min(image.height, box[3] + PAD)
-    crop = image.crop((x0, y0, x1, y1))
-    for b in blank:
-        crop.paste((255, 255, 255), (b[0] - x0, b[1] - y0, b[2] - x0, b[3] - y0))
-    return crop, x0, y0
-
-
 def _overlaps(a: Box, b: Box) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _island_blocks(page: OcrPage, island: Island, rules: Mask, figures: Figures) -> list[Block]:
-    if island.kind == "figure":
-        crop, dx, dy = _crop(page.image, island.box, [])
-        labels = page.engine.recognize(crop, _request(page, "text")).lines  # axis labels, diagram words
-        return [figures.add(island.box, [to_points(ln, dx, dy, page.scale) for ln in labels])]
-    if island.kind == "table" and island.grid is None:
-        crop, dx, dy = _crop(page.image, island.box, [])
-        pixels = np.array(crop)
-        pixels[rules[dy : dy + crop.height, dx : dx + crop.width]] = 255
-        out = page.engine.recognize(Image.fromarray(pixels), _request(page, "table"))
-        lines = [to_points(ln, dx, dy, page.scale) for ln in out.lines]
-        return whitespace_table(lines, BBox(*island.box).scaled(1 / page.scale))
-    if island.kind == "formula" or island.grid is None:
-        crop, dx, dy = _crop(page.image, island.box, [])
-        out = page.engine.recognize(crop, _request(page, "formula"))
-        formula = tuple(to_points(ln, dx, dy, page.scale) for ln in out.lines)
-        text = join_words([ln.text for ln in formula])
-        bbox = BBox(*island.box).scaled(1 / page.scale)
-        return [Block("formula", bbox, text, mean_confidence(formula), formula, latex=out.markup)]
-    block = _table_block(page, island.grid, rules)
-    if block.table is not None and not any(c.text for c in block.table.cells):
-        return [figures.add(island.box)]  # a grid of lines with no text in it is a drawing, not a table
-    return [block]
+class _IslandCrops:
+    """An island's text read from a crop of it on its own, with the task it holds."""
+
+    def __init__(self, page: OcrPage, rules: Mask) -> None:
+        self.page, self.rules = page, rules
+
+    def read(self, island: Island, task: IslandTask) -> tuple[list[Line], str | None]:
+        crop, dx, dy = padded_crop(self.page.image, island.box)
+        if task == "table":
+            crop = Image.fromarray(_rules_painted_out(crop, dx, dy, self.rules))
+        out = self.page.engine.recognize(crop, _request(self.page, task))
+        return [to_points(ln, dx, dy, self.page.scale) for ln in out.lines], out.markup
+
+    def ruled_table(self, island: Island, grid: TableGrid) -> tuple[Block, list[Line]]:
+        return _table_block(self.page, grid, self.rules), []
+
+
+def _rules_painted_out(crop: Image.Image, dx: int, dy: int, rules: Mask) -> npt.NDArray[np.uint8]:
+    """The pixels of a crop at (dx, dy) with the page's rules in it painted white."""
+    pixels = np.array(crop)
+    pixels[rules[dy : dy + crop.height, dx : dx + crop.width]] = 255
+    return pixels
 
 
 def _model_table(page: OcrPage, grid: TableGrid) -> Block | None:
     """A whole ruled table sent once with task "table" to an engine that answers with markup (a
     vision model, as GLM-OCR does); None when the answer holds no table, so cells are read instead.
     Cells get the detected grid's boxes when the shapes agree, else an even split of the table."""
-    crop, dx, dy = _crop(page.image, (grid.x0, grid.y0, grid.x1, grid.y1), [])
+    crop, dx, dy = padded_crop(page.image, (grid.x0, grid.y0, grid.x1, grid.y1))
     out = page.engine.recognize(crop, _request(page, "table"))
     parsed = parse_markup_table(out.markup or "")
     if parsed is None:
@@ -135,9 +125,8 @@ def _table_block(page: OcrPage, grid: TableGrid, rules: Mask) -> Block:
         if box[2] - box[0] < 4 or box[3] - box[1] < 4:
             cells.append(empty)
             continue
-        crop, dx, dy = _crop(page.image, box, [])
-        pixels = np.array(crop)
-        pixels[rules[dy : dy + crop.height, dx : dx + crop.width]] = 255
+        crop, dx, dy = padded_crop(page.image, box)
+        pixels = _rules_painted_out(crop, dx, dy, rules)
         inner = pixels[box[1] - dy : box[3] - dy, box[0] - dx : box[2] - dx].copy()
         pixels[:] = 255
         pixels[box[1] - dy : box[3] - dy, box[0] - dx : box[2] - dx] = inner

@@ -15,9 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from PIL import Image
 
 from ocrqueue.documents.engines.tesseract import TesseractEngine
+from ocrqueue.documents.layout.straighten import cells_to_pixels, marked_box
 from ocrqueue.documents.scripts import SCRIPT_LANGUAGES
 
 OSD_DPI = 200
@@ -71,8 +73,7 @@ def _lines_run_down(gray: Image.Image, box: tuple[int, int, int, int]) -> bool:
     upright has many blank rows and few blank columns (a gutter or two), a page on its side the
     reverse (0.2-0.6 against 0.0-0.15 on the evaluation's pages)."""
     x0, y0, x1, y1 = box
-    pixels = np.asarray(gray)[y0:y1:2, x0:x1:2]
-    dark = pixels < min(160, int(pixels.mean()) - 40)
+    dark = _dark(np.asarray(gray)[y0:y1:2, x0:x1:2])
     blank_rows = float((dark.mean(axis=1) <= 0.01).mean())
     blank_cols = float((dark.mean(axis=0) <= 0.01).mean())
     return blank_cols >= 0.1 and blank_cols > blank_rows + 0.05
@@ -80,14 +81,11 @@ def _lines_run_down(gray: Image.Image, box: tuple[int, int, int, int]) -> bool:
 
 def _ink_box(gray: Image.Image) -> tuple[int, int, int, int] | None:
     """The box around the page's dark pixels (looked for on every fourth pixel), or None for a blank page."""
-    pixels = np.asarray(gray)[::4, ::4]
-    dark = pixels < min(160, int(pixels.mean()) - 40)
-    rows, cols = np.flatnonzero(dark.sum(axis=1) >= 2), np.flatnonzero(dark.sum(axis=0) >= 2)
-    if rows.size == 0 or cols.size == 0:
-        return None
-    return (
-        int(cols[0]) * 4,
-        int(rows[0]) * 4,
-        min(gray.width, int(cols[-1]) * 4 + 4),
-        min(gray.height, int(rows[-1]) * 4 + 4),
-    )
+    cells = marked_box(_dark(np.asarray(gray)[::4, ::4]), min_marks=2)
+    return None if cells is None else cells_to_pixels(cells, 4, 0, (gray.height, gray.width))
+
+
+def _dark(pixels: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+    """Pixels darker than the page's paper: the page is not straightened yet, so there is no ink
+    threshold of its own (layout/straighten.py) to use."""
+    return pixels < min(160, int(pixels.mean()) - 40)

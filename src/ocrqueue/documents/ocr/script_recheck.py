@@ -19,6 +19,7 @@ from PIL import Image
 
 from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.model import Block, Line
+from ocrqueue.documents.ocr.crops import padded_crop
 from ocrqueue.documents.ocr.engine_choice import choose, tesseract
 from ocrqueue.documents.options import AUTO, ProcessOptions
 from ocrqueue.documents.scripts import scripts_in
@@ -26,7 +27,6 @@ from ocrqueue.documents.scripts import scripts_in
 POOR_LINE_CONFIDENCE = 0.6
 POOR_LINE_SHARE = 0.25
 PROBE_LINES = 12
-PROBE_PAD_PX = 12  # white around a line: engines read text touching the edge badly
 # A page with fewer poor lines may still hold a few lines of Chinese (an English paper's Chinese
 # abstract, a Chinese caption): two of its poor lines must then read as Chinese, so that one line
 # of noise Tesseract reads as a Han character does not send an English page to RapidOCR.
@@ -58,14 +58,7 @@ def holds_han(
     found = 0
     for line in sample:
         box = line.bbox.scaled(scale)
-        crop = image.crop(
-            (
-                max(0, int(box.x0) - PROBE_PAD_PX),
-                max(0, int(box.y0) - PROBE_PAD_PX),
-                min(image.width, int(box.x1) + 1 + PROBE_PAD_PX),
-                min(image.height, int(box.y1) + 1 + PROBE_PAD_PX),
-            )
-        )
+        crop, _, _ = padded_crop(image, (int(box.x0), int(box.y0), int(box.x1) + 1, int(box.y1) + 1))
         out = engine.recognize(crop, RecognitionRequest(languages, "text", round(scale * 72)))
         found += "Han" in scripts_in("".join(ln.text for ln in out.lines))
         if found >= needed:

@@ -25,19 +25,20 @@ from ocrqueue.documents.layout.detector import LayoutBox, get_layout_model
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse
 from ocrqueue.documents.layout.rows import merge_rows, split_line
+from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.model import Block, Line, Word
 from ocrqueue.documents.ocr.assemble import (
     Figures,
+    IslandTask,
     OcrPage,
     in_reading_order,
+    island_blocks,
     islands_wanted,
     mean_confidence,
     moved,
     region_blocks,
     to_points,
-    whitespace_table,
 )
-from ocrqueue.documents.text import join_words
 
 # Layout analysis (and the layout model where a page needs it) runs beside the engine reading the
 # same page; Tesseract releases the GIL while it reads. More than one thread, so that one slot's
@@ -75,10 +76,11 @@ def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figure
         layout = RasterLayout(regions, layout.islands, layout.island_after, layout.rules)
     figures = Figures(page)
     per_region, notes = region_blocks(page, layout, region_lines, detected, figures)
-    island_blocks = [
-        _island_blocks(page, isl, p, figures) for isl, p in zip(layout.islands, parts.islands, strict=True)
+    per_island = [
+        island_blocks(page, isl, figures, _IslandWords(page, p))
+        for isl, p in zip(layout.islands, parts.islands, strict=True)
     ]
-    return in_reading_order(layout, per_region, island_blocks, notes), figures
+    return in_reading_order(layout, per_region, per_island, notes), figures
 
 
 def _page_layout(page: OcrPage, use_model: bool) -> tuple[RasterLayout, list[LayoutBox] | None]:
@@ -165,19 +167,18 @@ def _union_px(lines: list[Line]) -> tuple[int, int, int, int]:
     )
 
 
-def _island_blocks(page: OcrPage, island: Island, pieces: list[Line], figures: Figures) -> list[Block]:
-    bbox = BBox(*island.box).scaled(1 / page.scale)
-    lines = [to_points(ln, 0, 0, page.scale) for ln in merge_rows(pieces)]
-    if island.kind == "figure":
-        return [figures.add(island.box, lines)]
-    if island.kind == "formula":
-        return [Block("formula", bbox, join_words([ln.text for ln in lines]), mean_confidence(lines), tuple(lines))]
-    if island.grid is None:
-        return whitespace_table(lines, bbox)
-    grid = island.grid
-    cells = grid_cells_to_points(grid, page.scale)
-    table = fill_table(grid.n_rows, grid.n_cols, cells, (w for ln in lines for w in ln.words))
-    if not any(c.text for c in table.cells):
-        return [figures.add(island.box, lines)]  # a grid of lines with no text in it is a drawing, not a table
-    bbox = BBox(grid.x0, grid.y0, grid.x1, grid.y1).scaled(1 / page.scale)
-    return [Block("table", bbox, table_text(table), mean_confidence(lines), (), table=table)]
+class _IslandWords:
+    """An island's text from the page's one reading: the words that fell in it, whatever it holds."""
+
+    def __init__(self, page: OcrPage, pieces: list[Line]) -> None:
+        self.scale = page.scale
+        self.lines = [to_points(ln, 0, 0, page.scale) for ln in merge_rows(pieces)]
+
+    def read(self, island: Island, task: IslandTask) -> tuple[list[Line], str | None]:
+        return self.lines, None
+
+    def ruled_table(self, island: Island, grid: TableGrid) -> tuple[Block, list[Line]]:
+        cells = grid_cells_to_points(grid, self.scale)
+        table = fill_table(grid.n_rows, grid.n_cols, cells, (w for ln in self.lines for w in ln.words))
+        bbox = BBox(grid.x0, grid.y0, grid.x1, grid.y1).scaled(1 / self.scale)
+        return Block("table", bbox, table_text(table), mean_confidence(self.lines), (), table=table), self.lines

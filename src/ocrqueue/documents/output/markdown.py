@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from collections.abc import Iterable
 
 from ocrqueue.documents.model import Block, PageResult, Table
 
@@ -169,9 +168,3 @@ def page_markdown_parts(page: PageResult, include_headers: bool = False) -> list
         if text.strip():
             parts.append(text)
     return parts
-
-
-def render_markdown(pages: Iterable[PageResult], include_headers: bool = False) -> str:
-    """Markdown of all pages in order (see `page_markdown_parts`)."""
-    parts = [part for page in pages for part in page_markdown_parts(page, include_headers)]
-    return "\n\n".join(parts) + "\n" if parts else ""

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
+import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ocrqueue.documents.input.pagerange import PageSelection
+from ocrqueue.documents.input.pagerange import selected_indices
 from ocrqueue.documents.model import SCHEMA_VERSION, DocumentMeta, PageResult
-from ocrqueue.documents.output.markdown import render_markdown
+from ocrqueue.documents.output.writer import ResultWriter
 
 
 @dataclass(frozen=True)
@@ -30,10 +30,18 @@ class DocumentResult:
         }
 
     def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+        """The JSON the service and ``convert`` store, written by the same ``ResultWriter``."""
+        return self._written(indent, False)[0]
 
     def to_markdown(self, include_headers: bool = False) -> str:
-        return render_markdown(self.pages, include_headers)
+        return self._written(None, include_headers)[1]
+
+    def _written(self, indent: int | None, include_headers: bool) -> tuple[str, str]:
+        json_out, markdown_out = io.BytesIO(), io.BytesIO()
+        with ResultWriter(self.meta, json_out, markdown_out, indent=indent, include_headers=include_headers) as writer:
+            for page in self.pages:
+                writer.add(page)
+        return json_out.getvalue().decode(), markdown_out.getvalue().decode()
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> DocumentResult:
@@ -42,18 +50,11 @@ class DocumentResult:
         return cls(DocumentMeta.from_dict(d["document"]), tuple(PageResult.from_dict(p) for p in d["pages"]))
 
 
-def expected_indices(meta: DocumentMeta) -> list[int]:
-    """The page indices a result for `meta` holds: its selection, or every page."""
-    if meta.pages is None:
-        return list(range(meta.page_count))
-    return PageSelection.parse(meta.pages).indices(meta.page_count)
-
-
 def assemble(meta: DocumentMeta, page_results: Iterable[PageResult]) -> DocumentResult:
     """Order the page results and check that every page of the document is there exactly once."""
     pages = sorted(page_results, key=lambda p: p.index)
     indices = [p.index for p in pages]
-    expected = expected_indices(meta)
+    expected = selected_indices(meta.pages, meta.page_count)
     if indices != expected:
         missing = sorted(set(expected) - set(indices))
         raise ValueError(f"page results do not match the document: missing {missing}, got {indices}")

@@ -207,11 +207,7 @@ def _on_own_text(span: Span, own_text: Sequence[BBox]) -> bool:
     if span.text.isspace() or not own_text:
         return False
     area = max(span.box.area, 1e-6)
-    return any(_overlap(span.box, box) > _OWN_TEXT_OVERLAP * area for box in own_text)
-
-
-def _overlap(a: BBox, b: BBox) -> float:
-    return max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0)) * max(0.0, min(a.y1, b.y1) - max(a.y0, b.y0))
+    return any(span.box.intersection(box) > _OWN_TEXT_OVERLAP * area for box in own_text)
 
 
 def _span_operators(span: Span, font: Name, page_height: float) -> str:

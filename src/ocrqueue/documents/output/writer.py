@@ -1,7 +1,8 @@
 """Write a document's JSON and Markdown page by page, so memory does not grow with its page count.
 
-The bytes are exactly those of `DocumentResult.to_json()` / `to_markdown()` for the same pages:
-a reader cannot tell a streamed result from one built whole.
+The JSON is exactly `json.dumps` of the document's dict (`DocumentResult.to_dict()`), so a reader
+cannot tell a streamed result from one built whole; `DocumentResult.to_json()` / `to_markdown()`
+are this writer into memory, so there is one writer to keep right.
 """
 
 from __future__ import annotations

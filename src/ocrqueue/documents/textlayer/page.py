@@ -15,10 +15,11 @@ from ocrqueue.documents.layout.code import is_listing
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.open_tables import band_table, rule_bands
 from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
+from ocrqueue.documents.layout.rows import split_line
 from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables
 from ocrqueue.documents.layout.xycut import Region, xy_cut_page
-from ocrqueue.documents.model import Block, Line, PageResult, TableCell, Word
+from ocrqueue.documents.model import Block, Line, PageResult, TableCell, Word, figure_name
 
 RULE_SCALE = 1.0  # mask pixels per point when vector rules are drawn to find tables
 GRID_SCALE = GRID_DPI / 72
@@ -78,20 +79,13 @@ def _split_lines(lines: tuple[Line, ...], regions: list[BBox]) -> list[list[Line
         for word in line.words:
             idx = next((i for i, r in enumerate(regions) if r.contains_center_of(word.bbox)), None)
             if idx != current and words and current is not None:
-                per_region[current].append(_subline(line, words))
+                per_region[current].append(split_line(line, words, " ".join))
                 words = []
             current = idx
             words.append(word)
         if words and current is not None:
-            per_region[current].append(_subline(line, words))
+            per_region[current].append(split_line(line, words, " ".join))
     return per_region
-
-
-def _subline(line: Line, words: list[Word]) -> Line:
-    if len(words) == len(line.words):
-        return line
-    text = " ".join(w.text for w in words)
-    return Line(text, union(w.bbox for w in words), line.confidence, tuple(words), line.font_size, line.monospace)
 
 
 FIGURE_MIN_SIDE = 36.0  # points: smaller images are icons, bullets or logos
@@ -187,7 +181,7 @@ def from_text_layer(
             return [_table_block(by_box[box], [w for ln in island_lines[i] for w in ln.words])]
         if kind == "frame":
             return build_blocks(reading_sort(island_lines[i]), height, body)
-        name = f"page{page.index + 1}-figure{len(images) + 1}.png"
+        name = figure_name(page.index, len(images) + 1)
         box = union([box, *(ln.bbox for ln in island_lines[i])])
         pad = FIGURE_CROP_PAD if island_lines[i] else 0.0
         images[name] = png_bytes(
