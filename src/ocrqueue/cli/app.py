@@ -26,6 +26,7 @@ from ocrqueue.service.runtime import (
     kind_names,
     new_worker,
     open_tasks,
+    pipeline_resources,
     prepare_database,
     run_workers_until_signalled,
     serve_metrics,
@@ -107,13 +108,14 @@ def worker(
     if worker_id is not None:  # started by a supervisor: stop when it is gone
         stop_with_parent()
     keep_page_buffers(settings.page_buffer_keep_mb)
-    with open_tasks(settings) as tasks:
+    with open_tasks(settings) as tasks, pipeline_resources() as resources:
         runner = new_worker(
             tasks,
             settings,
             concurrency=concurrency,
             kinds=kinds or settings.worker_kinds or None,
             worker_id=worker_id,
+            resources=resources,
         )
         console.print(f"worker {runner.worker_id} on {tasks.backend}, kinds: {', '.join(runner.kinds)}")
         serve_metrics(settings, tasks)

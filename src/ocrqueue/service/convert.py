@@ -13,6 +13,7 @@ from pathlib import Path
 from ocrqueue.documents import (
     DocumentError,
     DocumentLimits,
+    PipelineResources,
     ProcessOptions,
     ResultWriter,
     open_document,
@@ -36,11 +37,13 @@ def convert_file(
     *,
     on_opened: Callable[[int], None] = lambda pages: None,
     on_page: Callable[[], None] = lambda: None,
+    resources: PipelineResources | None = None,
 ) -> list[Path]:
     """Convert `source` into TARGET/<stem>.md, .json and .pdf (those in `formats`) with its figure
     crops beside them; returns the files written. Each result is written under a temporary name and
     renamed when complete, so a failed file leaves no half result behind. `on_opened(pages to
-    read)` and `on_page()` follow the work. Raises InvalidInput when the file cannot be read
+    read)` and `on_page()` follow the work; pages share `resources` (the layout model and threads;
+    None: the process's default). Raises InvalidInput when the file cannot be read
     (damaged, encrypted, over a limit, a page selection past its pages...)."""
     stem = source.stem
     outputs = {fmt: target / f"{stem}.{'md' if fmt == 'markdown' else fmt}" for fmt in formats}
@@ -58,7 +61,7 @@ def convert_file(
                 ResultWriter(meta, json_out, markdown_out, indent=2, expected=wanted) as writer,
             ):
                 for page in document.select(wanted):
-                    result = process_page(page, options)
+                    result = process_page(page, options, resources)
                     for name, data in result.images.items():
                         (target / name).write_bytes(data)
                     writer.add(result)

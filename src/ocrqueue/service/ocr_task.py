@@ -27,6 +27,7 @@ from ocrqueue.documents import (
     DocumentLimits,
     DocumentMeta,
     PageResult,
+    PipelineResources,
     ProcessOptions,
     ResultWriter,
     open_document,
@@ -35,6 +36,7 @@ from ocrqueue.documents import (
 from ocrqueue.queue import PermanentError, Task, TaskContext, TaskSpec
 from ocrqueue.queue.models import JSON, Checkpoint
 from ocrqueue.service.payloads import OcrPayload, PayloadError
+from ocrqueue.service.stage_metrics import StageMetrics, default_stage_metrics
 from ocrqueue.service.storage_keys import asset_key, result_json_key, result_markdown_key
 from ocrqueue.storage import ObjectNotFoundError, Storage
 
@@ -45,7 +47,13 @@ class OcrTask:
     """Handler for tasks of kind `ocr` (payload: `OcrPayload`)."""
 
     def __init__(
-        self, storage: Storage, limits: DocumentLimits, spool_dir: Path | None = None, split_pages: int = 0
+        self,
+        storage: Storage,
+        limits: DocumentLimits,
+        spool_dir: Path | None = None,
+        split_pages: int = 0,
+        resources: PipelineResources | None = None,
+        stage_metrics: StageMetrics | None = None,
     ) -> None:
         self.storage = storage
         self.limits = limits
@@ -53,6 +61,9 @@ class OcrTask:
         """Where uploads and results are spooled while a task runs (None: the system's temp directory)."""
         self.split_pages = split_pages
         """Documents of more pages are read by child tasks of this many pages each (0: never)."""
+        self.resources = resources
+        """The layout model and threads pages share (None: the process's default)."""
+        self.stage_metrics = stage_metrics or default_stage_metrics()
 
     def __call__(self, ctx: TaskContext) -> JSON:
         try:
@@ -120,7 +131,8 @@ class OcrTask:
             ctx.report_progress(finished, len(wanted), "resuming" if finished else "starting")
             for page in document.select([i for i in wanted if i not in done]):
                 ctx.raise_if_cancelled()
-                result = process_page(page, options)
+                result = process_page(page, options, self.resources)
+                self.stage_metrics.observe(result)
                 for name, image in result.images.items():
                     self.storage.put(asset_key(ctx.task.parent_id or ctx.task.id, name), image)
                 ctx.save_checkpoint(page.index, result.to_dict())

@@ -14,7 +14,7 @@ from types import FrameType
 
 from prometheus_client import REGISTRY, start_http_server
 
-from ocrqueue.documents import keep_page_buffers
+from ocrqueue.documents import PipelineResources, keep_page_buffers
 from ocrqueue.documents.engines.cpus import THREAD_LIMIT_VARIABLE, thread_share
 from ocrqueue.queue import Registry, Store, Worker, open_store
 from ocrqueue.queue.metrics import QueueDepthCollector
@@ -42,6 +42,7 @@ __all__ = [
     "open_configured_store",
     "open_storage",
     "open_tasks",
+    "pipeline_resources",
     "prepare_database",
     "run_workers_until_signalled",
     "serve_metrics",
@@ -92,15 +93,26 @@ def webhook_config(settings: Settings) -> WebhookConfig:
     )
 
 
-def task_registry(settings: Settings, storage: Storage | None = None) -> Registry:
-    """Every task kind this installation can run."""
+def task_registry(
+    settings: Settings, storage: Storage | None = None, resources: PipelineResources | None = None
+) -> Registry:
+    """Every task kind this installation can run; OCR pages share `resources` when given."""
     return build_registry(
         storage or open_storage(settings),
         settings.document_limits(),
         settings.vlm_config(),
         webhook_config(settings),
         split_pages=settings.split_pages,
+        resources=resources,
     )
+
+
+@contextlib.contextmanager
+def pipeline_resources() -> Iterator[PipelineResources]:
+    """What the pages this process reads share (the layout model, loaded on the first page that
+    needs it, and the layout threads), closed when the work stops: a worker process or `convert`."""
+    with PipelineResources() as resources:
+        yield resources
 
 
 @contextlib.contextmanager
@@ -133,13 +145,15 @@ def new_worker(
     concurrency: int | None = None,
     kinds: list[str] | None = None,
     worker_id: str | None = None,
+    resources: PipelineResources | None = None,
 ) -> Worker:
     """A worker (not yet started) for `kinds` (None: every registered kind) with `concurrency` slots
-    [default: settings]; `worker_id` is given by a supervising process."""
+    [default: settings]; `worker_id` is given by a supervising process; its OCR pages share
+    `resources` (`pipeline_resources()`; None: the process's default)."""
     config = settings.queue_config()
     if concurrency is not None:
         config = dataclasses.replace(config, concurrency=concurrency)
-    registry = task_registry(settings, tasks.storage)
+    registry = task_registry(settings, tasks.storage, resources)
     return Worker(tasks.store, registry, config, kinds=kinds, worker_id=worker_id)
 
 
