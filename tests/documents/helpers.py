@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from support.results import without_timings
+
 from ocrqueue.documents import DocumentResult, PipelineResources, ProcessOptions, assemble, open_document, process_page
 
 
@@ -14,9 +16,5 @@ def run(data: bytes, resources: PipelineResources | None = None, **options: obje
 
 
 def unmeasured(result: DocumentResult) -> dict[str, Any]:
-    """The result's JSON without what is measured (each page's stage timings): two readings of
-    the same input must be equal in all of it."""
-    document = result.to_dict()
-    for page in document["pages"]:
-        del page["timings"]
-    return document
+    """The result's JSON without what is measured (stage timings): two readings must equal in it."""
+    return without_timings(result.to_dict())

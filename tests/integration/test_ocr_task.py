@@ -14,6 +14,7 @@ import numpy.typing as npt
 import pytest
 from data.generate import PdfBuilder, born_digital_pdf, encode, figure_page, section_pages_pdf
 from prometheus_client import REGISTRY, CollectorRegistry
+from support.results import without_timings
 from support.waiting import wait_terminal
 
 from ocrqueue.documents import DocumentLimits, PipelineResources, ProcessOptions, open_document, process_page
@@ -244,11 +245,8 @@ def test_a_big_document_is_read_by_page_range_children_and_assembled_in_order(
             assert runner.wait_stopped(15)
         task = store.get(task_id)
         assert task is not None and task.progress_done == task.progress_total == (6 if selection else 9)
-        document = json.loads(storage.get(result_json_key(task_id)))
-        document.pop("id", None)
-        for page in document["pages"]:
-            del page["timings"]  # measured: two readings differ only there
-        results[split] = (task, document)
+        results[split] = (task, without_timings(json.loads(storage.get(result_json_key(task_id)))))
+        results[split][1].pop("id", None)
     (whole, whole_doc), (parent, split_doc) = results[0], results[2]
     children = store.children(parent.id)
     assert whole.children == 0 and store.children(whole.id) == []
