@@ -23,6 +23,7 @@ from ocrqueue.queue import QueueConfig, Store, TaskStatus, Worker
 from ocrqueue.queue.metrics import QueueMetrics
 from ocrqueue.queue.models import JSON, EventType, Lease
 from ocrqueue.service.kinds import build_registry
+from ocrqueue.service.runtime import pipeline_resources
 from ocrqueue.service.storage_keys import result_json_key, result_markdown_key
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.service.tasks import Tasks
@@ -123,6 +124,13 @@ def test_ocr_pages_are_read_with_the_resources_the_worker_was_given(store: Store
     (page,) = json.loads(storage.get(result_json_key(task_id)))["pages"]
     assert [t["stage"] for t in page["timings"]][:2] == ["ocr.render", "ocr.detect"]
     assert _stage_sample("count", "ocr.read") - read_before == 1
+
+
+def test_the_resources_a_worker_process_makes_are_closed_when_it_stops() -> None:
+    with pipeline_resources() as resources:
+        assert resources.beside(lambda: 1).result(timeout=20) == 1
+    with pytest.raises(RuntimeError, match="closed"):
+        resources.beside(lambda: 1)
 
 
 def test_an_encrypted_pdf_is_dead_lettered_at_once_with_the_reason(
