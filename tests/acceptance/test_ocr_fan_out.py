@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from data.generate import ENGLISH, scanned_pdf, text_page
 from support.processes import Processes, registered_worker_id
+from support.results import without_timings
 from support.waiting import wait_for, wait_terminal
 
 from ocrqueue.documents import ProcessOptions
@@ -26,7 +27,7 @@ SPLIT = 2
 
 
 def result_files(storage: LocalStorage, task_id: str) -> tuple[dict[str, object], str]:
-    document = json.loads(storage.get(result_json_key(task_id)))
+    document = without_timings(json.loads(storage.get(result_json_key(task_id))))
     document.pop("id", None)
     return document, storage.get(result_markdown_key(task_id)).decode()
 

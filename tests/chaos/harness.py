@@ -30,6 +30,7 @@ from PIL import Image
 from support.postgres import Cluster
 from support.proc_history import _LEASE_ENDS, history_problems
 from support.processes import Processes, WorkerProcess
+from support.results import without_timings
 from support.server import free_port
 from support.vlm_standin import StandIn
 
@@ -184,12 +185,13 @@ def _configure_vlm(base_url: str | None) -> None:
 
 
 def clean_result(data: bytes, raw_options: dict[str, Any]) -> dict[str, Any] | str:
-    """The result of a clean local run (what `ocrqueue convert` computes), or the error message."""
+    """The result of a clean local run (what `ocrqueue convert` computes) without its measured stage
+    timings, or the error message."""
     options = ProcessOptions.from_dict(raw_options)
     try:
         with open_document(data, DocumentLimits()) as document:
             pages = [process_page(page, options) for page in document.pages()]
-            return assemble(document.meta, pages).to_dict()
+            return without_timings(assemble(document.meta, pages).to_dict())
     except DocumentError as exc:
         return f"{type(exc).__name__}: {exc}"
 
@@ -686,7 +688,7 @@ class ChaosRun:
         if body["status"] != "completed":
             problems.append(f"{doc.name}: {body['status']} {body.get('error')}")
             return
-        result = client.get(f"/api/v1/tasks/{task_id}/result", params={"format": "json"}).json()
+        result = without_timings(client.get(f"/api/v1/tasks/{task_id}/result", params={"format": "json"}).json())
         if result != expected:
             problems.append(f"{doc.name}: the result differs from a clean run ({_first_difference(result, expected)})")
         # A big document's pages are read and checkpointed by its page-range children.

@@ -23,6 +23,7 @@ import pytest
 from data.generate import PdfBuilder, scanned
 from support.proc_history import history_problems
 from support.processes import Processes
+from support.results import without_timings
 from support.server import free_port
 from support.standin_process import StandInProcess
 from support.waiting import wait_for
@@ -149,7 +150,7 @@ def test_model_server_killed_mid_document(db_url: str, store: Store, tmp_path: P
 
             with httpx.Client(base_url=base, timeout=30) as client:
                 results = [
-                    client.get(f"/api/v1/tasks/{task_id}/result", params={"format": "json"}).json()
+                    without_timings(client.get(f"/api/v1/tasks/{task_id}/result", params={"format": "json"}).json())
                     for task_id in task_ids
                 ]
         finally:

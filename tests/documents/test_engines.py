@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pytest
 from PIL import Image
 
 from ocrqueue.documents import (
     EngineOutput,
     Line,
+    PipelineResources,
     ProcessOptions,
     RecognitionRequest,
     get_engine,
@@ -17,7 +17,6 @@ from ocrqueue.documents import (
 )
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.detector import LayoutBox
-from ocrqueue.documents.ocr import by_region as ocrregions
 
 from .conftest import Samples
 from .helpers import run
@@ -48,13 +47,11 @@ class FormulaLayout:
         return [LayoutBox("formula", (140, 260, 1300, 320), 0.9)]
 
 
-def test_plugin_engine_gets_formula_crops_and_its_latex_reaches_markdown(
-    samples: Samples, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_plugin_engine_gets_formula_crops_and_its_latex_reaches_markdown(samples: Samples) -> None:
     engine = FormulaEngine()
     register_engine("fake-vlm", lambda: engine)
-    monkeypatch.setattr(ocrregions, "get_layout_model", lambda: FormulaLayout())
-    result = run(samples.data("english"), engine="fake-vlm")
+    with PipelineResources(layout_model=FormulaLayout) as resources:
+        result = run(samples.data("english"), resources, engine="fake-vlm")
     page = result.pages[0]
     assert page.source == "fake-vlm"
     assert "formula" in engine.tasks and "text" in engine.tasks

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 from generate import ENGLISH, LEFT_COLUMN, PAGE_FOOTER, PAGE_HEADER, RIGHT_COLUMN, TABLE
@@ -17,7 +18,7 @@ from ocrqueue.documents import (
 )
 
 from .conftest import Samples
-from .helpers import run
+from .helpers import run, unmeasured
 
 LIMITS = {
     "english": 0.005,
@@ -160,11 +161,11 @@ def test_rapidocr_engine_reads_mixed_chinese_and_english(samples: Samples) -> No
 
 def test_documents_processed_in_parallel_threads_match_sequential(samples: Samples) -> None:
     names = ["born_digital", "scanned_pdf", "table", "born_digital"]
-    expected = {n: run(samples.data(n)).to_json() for n in set(names)}
-    got: dict[int, str] = {}
+    expected = {n: unmeasured(run(samples.data(n))) for n in set(names)}
+    got: dict[int, dict[str, Any]] = {}
 
     def work(i: int) -> None:
-        got[i] = run(samples.data(names[i])).to_json()
+        got[i] = unmeasured(run(samples.data(names[i])))
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(len(names))]
     for t in threads:

@@ -17,6 +17,7 @@ from PIL import Image
 
 from ocrqueue.documents import (
     EngineOutput,
+    PipelineResources,
     RecognitionRequest,
     get_engine,
     open_document,
@@ -37,7 +38,6 @@ from ocrqueue.documents.layout.straighten import (
 )
 from ocrqueue.documents.layout.tables import long_runs
 from ocrqueue.documents.ocr import page as ocrpath
-from ocrqueue.documents.ocr import whole_page as ocrpage
 
 from .conftest import Samples
 from .helpers import run
@@ -108,13 +108,22 @@ def test_a_page_read_poorly_but_without_chinese_is_read_once(monkeypatch: pytest
         ("unruled_table", True),
     ],
 )
-def test_layout_model_runs_only_where_the_page_needs_it(
-    samples: Samples, monkeypatch: pytest.MonkeyPatch, name: str, wanted: bool
-) -> None:
+def test_layout_model_runs_only_where_the_page_needs_it(samples: Samples, name: str, wanted: bool) -> None:
+    """When a classic engine reads the whole page, the gate (layout/gate.py) decides."""
     spy = SpyLayout()
-    monkeypatch.setattr(ocrpage, "get_layout_model", lambda: spy)
-    run(samples.data(name), mode="ocr")
+    with PipelineResources(layout_model=lambda: spy) as resources:
+        run(samples.data(name), resources, mode="ocr", engine="tesseract")
     assert spy.pages == (1 if wanted else 0)
+
+
+def test_a_page_read_region_by_region_is_always_shown_to_the_layout_model(samples: Samples) -> None:
+    """An engine that reads regions gets them from the layout, model included, on every page:
+    even a page of prose that a whole-page read would not show the model."""
+    pytest.importorskip("rapidocr")
+    spy = SpyLayout()
+    with PipelineResources(layout_model=lambda: spy) as resources:
+        page = run(samples.data("chinese"), resources, mode="ocr").pages[0]
+    assert page.source == "rapidocr" and spy.pages == 1
 
 
 def test_gate_decisions_from_the_raster(samples: Samples) -> None:

@@ -9,16 +9,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pytest
-from data.generate import PdfBuilder, born_digital_pdf, section_pages_pdf
-from prometheus_client import CollectorRegistry
+from data.generate import PdfBuilder, born_digital_pdf, encode, figure_page, section_pages_pdf
+from prometheus_client import REGISTRY, CollectorRegistry
+from support.results import without_timings
 from support.waiting import wait_terminal
 
-from ocrqueue.documents import DocumentLimits, ProcessOptions, open_document, process_page
+from ocrqueue.documents import DocumentLimits, PipelineResources, ProcessOptions, open_document, process_page
+from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.queue import QueueConfig, Store, TaskStatus, Worker
 from ocrqueue.queue.metrics import QueueMetrics
 from ocrqueue.queue.models import JSON, EventType, Lease
 from ocrqueue.service.kinds import build_registry
+from ocrqueue.service.runtime import pipeline_resources
 from ocrqueue.service.storage_keys import result_json_key, result_markdown_key
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.service.tasks import Tasks
@@ -65,6 +70,67 @@ def test_a_pdf_goes_through_page_by_page_into_stored_results(
     assert [p["index"] for p in document["pages"]] == [0, 1, 2]
     assert "Supplier Invoices" in storage.get(result_markdown_key(task_id)).decode()
     assert [c.seq for c in store.checkpoints(task_id)] == [0, 1, 2]
+
+
+def _stage_sample(name: str, stage: str) -> float:
+    return REGISTRY.get_sample_value(f"ocrqueue_page_stage_seconds_{name}", {"stage": stage}) or 0.0
+
+
+def test_each_page_records_its_stage_times_and_the_worker_observes_them_per_stage(
+    store: Store, storage: LocalStorage, worker: Worker
+) -> None:
+    stages = ("textlayer.judge", "textlayer.read")
+    counts = {stage: _stage_sample("count", stage) for stage in stages}
+    sums = {stage: _stage_sample("sum", stage) for stage in stages}
+    task_id = submit(store, storage, born_digital_pdf(pages=2))
+    worker.start()
+    assert wait_terminal(store, task_id) is TaskStatus.COMPLETED
+    pages = json.loads(storage.get(result_json_key(task_id)))["pages"]
+    assert [[t["stage"] for t in page["timings"]] for page in pages] == [list(stages)] * 2
+    for stage in stages:
+        assert _stage_sample("count", stage) - counts[stage] == 2
+        seconds = sum(t["ms"] for page in pages for t in page["timings"] if t["stage"] == stage) / 1000
+        assert _stage_sample("sum", stage) - sums[stage] == pytest.approx(seconds, abs=1e-9)
+
+
+class CountingLayoutModel:
+    """A layout model loader that counts its loads; its model finds nothing."""
+
+    def __init__(self) -> None:
+        self.loads = 0
+
+    def __call__(self) -> CountingLayoutModel:
+        self.loads += 1
+        return self
+
+    def detect(self, gray: npt.NDArray[np.uint8]) -> list[LayoutBox]:
+        return []
+
+
+def test_ocr_pages_are_read_with_the_resources_the_worker_was_given(store: Store, storage: LocalStorage) -> None:
+    model = CountingLayoutModel()
+    read_before = _stage_sample("count", "ocr.read")
+    with PipelineResources(layout_model=model) as resources:
+        registry = build_registry(storage, DocumentLimits(), resources=resources)
+        runner = Worker(store, registry, CONFIG, metrics=QueueMetrics(CollectorRegistry()))
+        task_id = submit(store, storage, encode(figure_page(), "PNG"), ProcessOptions(mode="ocr"))
+        runner.start()
+        try:
+            assert wait_terminal(store, task_id) is TaskStatus.COMPLETED
+        finally:
+            runner.stop(release_now=True)
+            assert runner.wait_stopped(15)
+    assert model.loads == 1  # the page's figure wanted the layout model: the given one, loaded once
+    (page,) = json.loads(storage.get(result_json_key(task_id)))["pages"]
+    assert [t["stage"] for t in page["timings"]][:2] == ["ocr.render", "ocr.detect"]
+    assert _stage_sample("count", "ocr.read") - read_before == 1
+
+
+def test_the_resources_a_worker_process_makes_are_closed_when_it_stops() -> None:
+    with pipeline_resources() as resources:
+        assert resources.beside(lambda: 1).result(timeout=20) == 1
+    with pytest.raises(RuntimeError, match="closed"):
+        resources.beside(lambda: 1)
 
 
 def test_an_encrypted_pdf_is_dead_lettered_at_once_with_the_reason(
@@ -187,7 +253,7 @@ def test_a_big_document_is_read_by_page_range_children_and_assembled_in_order(
             assert runner.wait_stopped(15)
         task = store.get(task_id)
         assert task is not None and task.progress_done == task.progress_total == (6 if selection else 9)
-        results[split] = (task, json.loads(storage.get(result_json_key(task_id))))
+        results[split] = (task, without_timings(json.loads(storage.get(result_json_key(task_id)))))
         results[split][1].pop("id", None)
     (whole, whole_doc), (parent, split_doc) = results[0], results[2]
     children = store.children(parent.id)

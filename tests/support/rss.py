@@ -66,8 +66,8 @@ report, args = Path(sys.argv[1]), sys.argv[2:]
 marks = {"pages": 0, "at_50": None}
 read = documents.process_page
 
-def noted(page, options):
-    result = read(page, options)
+def noted(page, options, resources=None):
+    result = read(page, options, resources)
     marks["pages"] += 1
     if marks["pages"] == MARK:
         marks["at_50"] = peak()

@@ -34,6 +34,7 @@ from ocrqueue.service.runtime import (
     keep_page_buffers,
     new_worker,
     open_tasks,
+    pipeline_resources,
     prepare_database,
     run_workers_until_signalled,
     serve_metrics,
@@ -153,7 +154,7 @@ def worker(
     if worker_id is not None:  # started by a supervisor: stop when it is gone
         stop_with_parent()
     keep_page_buffers(settings.page_buffer_keep_mb)
-    with open_tasks(settings) as tasks:
+    with open_tasks(settings) as tasks, pipeline_resources() as resources:
         runner = new_worker(
             tasks,
             settings,
@@ -161,6 +162,7 @@ def worker(
             kinds=kinds or settings.worker_kinds or None,
             worker_id=worker_id,
             test_kinds=test_kinds,
+            resources=resources,
         )
         announce.say(f"worker {runner.worker_id} on {tasks.backend}, kinds: {', '.join(runner.kinds)}")
         if worker_id is None:  # a supervised child's metrics reach its supervisor's port instead

@@ -26,7 +26,7 @@ from ocrqueue.service import (
 )
 from ocrqueue.service.convert import convert_file
 from ocrqueue.service.live import Live
-from ocrqueue.service.runtime import keep_page_buffers, open_tasks
+from ocrqueue.service.runtime import keep_page_buffers, open_tasks, pipeline_resources
 from ocrqueue.settings import Settings
 
 console = Console()
@@ -108,7 +108,7 @@ def convert(
     wanted = _formats(formats)
     keep_page_buffers(settings.page_buffer_keep_mb)
     failed = 0
-    with _progress() as progress:
+    with _progress() as progress, pipeline_resources() as resources:
         for path in files:
             bar = progress.add_task(path.name, total=None)
             try:
@@ -120,6 +120,7 @@ def convert(
                     wanted,
                     on_opened=functools.partial(_set_total, progress, bar),
                     on_page=functools.partial(progress.advance, bar),
+                    resources=resources,
                 )
             except InvalidInput as exc:
                 progress.update(bar, description=f"[red]{path.name}: {exc}[/red]")

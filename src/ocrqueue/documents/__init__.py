@@ -4,7 +4,7 @@ Typical use by a task handler::
 
     with open_document(path, limits) as doc:
         for page in doc.select(pages_not_done):
-            result = process_page(page, options)
+            result = process_page(page, options, resources)  # resources: PipelineResources
             checkpoint(result.to_dict(), result.images)
     with ResultWriter(doc.meta, json_file, markdown_file) as writer:
         for result in checkpointed_results_in_order:
@@ -41,6 +41,7 @@ from ocrqueue.documents.model import (
     DocumentMeta,
     Line,
     PageResult,
+    StageTiming,
     Table,
     TableCell,
     Word,
@@ -49,6 +50,7 @@ from ocrqueue.documents.options import AUTO, ProcessOptions
 from ocrqueue.documents.output.result import DocumentResult, assemble
 from ocrqueue.documents.output.writer import ResultWriter
 from ocrqueue.documents.pipeline import process_page
+from ocrqueue.documents.resources import PipelineResources, default_resources
 
 __all__ = [
     "AUTO",
@@ -72,9 +74,11 @@ __all__ = [
     "PageRenderError",
     "PageResult",
     "PageSelection",
+    "PipelineResources",
     "ProcessOptions",
     "RecognitionRequest",
     "ResultWriter",
+    "StageTiming",
     "Table",
     "TableCell",
     "TooFewPixelsError",
@@ -87,6 +91,7 @@ __all__ = [
     "assemble",
     "available_engines",
     "count_pages",
+    "default_resources",
     "get_engine",
     "keep_page_buffers",
     "open_document",

@@ -200,6 +200,21 @@ def figure_name(page_index: int, number: int) -> str:
 
 
 @dataclass(frozen=True)
+class StageTiming:
+    """How long one stage of the page pipeline took (wall clock, milliseconds)."""
+
+    stage: str
+    ms: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stage": self.stage, "ms": self.ms}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> StageTiming:
+        return cls(d["stage"], float(d["ms"]))
+
+
+@dataclass(frozen=True)
 class PageResult:
     """One processed page. ``images`` holds figure crops (PNG bytes by name) and is not in the dict:
     the caller stores them next to the result, and Markdown refers to them by name."""
@@ -215,6 +230,8 @@ class PageResult:
     scripts: tuple[str, ...] = ()  # writing systems found on the page (Latin, Han, ...), most first
     languages: tuple[str, ...] = ()  # the OCR languages it was read with, or its text layer's
     rotation: int = 0  # degrees clockwise the page was turned to read it upright (0, 90, 180, 270)
+    # The stages that ran, in order, with their times: measured, so not part of what a page is.
+    timings: tuple[StageTiming, ...] = field(default=(), compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -227,6 +244,7 @@ class PageResult:
             "languages": list(self.languages),
             "rotation": self.rotation,
             "warnings": list(self.warnings),
+            "timings": [t.to_dict() for t in self.timings],
             "blocks": [b.to_dict() for b in self.blocks],
         }
 
@@ -243,6 +261,7 @@ class PageResult:
             scripts=tuple(d.get("scripts", ())),
             languages=tuple(d.get("languages", ())),
             rotation=int(d.get("rotation", 0)),
+            timings=tuple(StageTiming.from_dict(t) for t in d.get("timings", ())),
         )
 
 

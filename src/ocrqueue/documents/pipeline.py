@@ -1,37 +1,40 @@
-"""process_page: choose the text-layer or OCR path for one page and run it."""
+"""process_page: one page through the stages of its path, the text layer's or OCR's.
+
+A PDF page's own text is judged first (unless ``mode="ocr"``); the judge sends the page down the
+text-layer path, the OCR path, or (``mode="text"`` without a layer) neither. Each path is a list
+of named stages (documents/stages.py runs and times them); a new stage goes into its folder and
+into the list here.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from ocrqueue.documents.input.pages import PageInput, TextLayer
+from ocrqueue.documents.input.pages import PageInput
 from ocrqueue.documents.model import PageResult
-from ocrqueue.documents.ocr.page import from_ocr
+from ocrqueue.documents.ocr import page as ocr
 from ocrqueue.documents.options import ProcessOptions
-from ocrqueue.documents.scripts import languages_for, scripts_in
-from ocrqueue.documents.textlayer.judge import text_layer_problem
-from ocrqueue.documents.textlayer.page import from_text_layer
+from ocrqueue.documents.resources import PipelineResources, default_resources
+from ocrqueue.documents.stages import PageContext, PagePath, Stage, run_stages
+from ocrqueue.documents.textlayer import page as textlayer
+
+JUDGE: tuple[Stage, ...] = (textlayer.judge,)
+TEXT_LAYER_PATH: tuple[Stage, ...] = (textlayer.read,)
+OCR_PATH: tuple[Stage, ...] = (
+    ocr.render,
+    ocr.detect,
+    ocr.straighten,
+    ocr.rules,
+    ocr.choose_engine,
+    ocr.read,
+    ocr.recheck_script,
+)
+PATHS: dict[PagePath, tuple[Stage, ...]] = {"text_layer": TEXT_LAYER_PATH, "ocr": OCR_PATH, "nothing": ()}
 
 
-def process_page(page: PageInput, options: ProcessOptions) -> PageResult:
-    """Turn one page into blocks; raises DocumentError for input that cannot be processed."""
-    warnings: list[str] = []
+def process_page(page: PageInput, options: ProcessOptions, resources: PipelineResources | None = None) -> PageResult:
+    """Turn one page into blocks; raises DocumentError for input that cannot be processed.
+    ``resources`` (the layout model and threads) are the process's default unless given."""
+    context = PageContext(page, options, resources or default_resources())
     if options.mode != "ocr":
-        layer = page.text_layer(options.char_boxes)
-        problem = text_layer_problem(layer)
-        if layer is not None and (problem is None or options.mode == "text"):
-            if problem is not None:
-                warnings.append(f"text layer used as requested although {problem}")
-            return _with_scripts(from_text_layer(page, layer, options.tables, options.dpi, warnings), layer)
-        if options.mode == "text":
-            warnings.append(f"{problem}; nothing extracted because mode is 'text'")
-            return PageResult(page.index, page.width, page.height, "text_layer", (), None, tuple(warnings))
-        if layer is not None and problem is not None:
-            warnings.append(f"OCR used: {problem}")
-    return from_ocr(page, options, warnings)
-
-
-def _with_scripts(result: PageResult, layer: TextLayer) -> PageResult:
-    """A text layer's scripts are those of its characters; its languages, the ones that write them."""
-    scripts = scripts_in("".join(line.text for line in layer.lines))
-    return replace(result, scripts=scripts, languages=languages_for(scripts))
+        run_stages(context, JUDGE)
+    run_stages(context, PATHS[context.path])
+    return context.result()

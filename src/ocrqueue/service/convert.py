@@ -13,6 +13,7 @@ from pathlib import Path
 from ocrqueue.documents import (
     DocumentError,
     DocumentLimits,
+    PipelineResources,
     ProcessOptions,
     ResultWriter,
 )
@@ -44,13 +45,15 @@ def convert_file(
     *,
     on_opened: Callable[[int], None] = lambda pages: None,
     on_page: Callable[[], None] = lambda: None,
+    resources: PipelineResources | None = None,
 ) -> list[Path]:
     """Convert `source` into TARGET/<stem>.md, .json, .pdf, .txt, .html, .hocr and .alto.xml (those
     in `formats`) with its figure crops beside them; returns the files written. Each result is
     written under a temporary name and renamed when complete, so a failed file leaves no half result
     behind. The searchable PDF, text, HTML, hOCR and ALTO are written from the JSON read back a page
     at a time (hOCR names `source` as each page's image, with `ppageno`; its and ALTO's boxes are
-    pixels at PAGE_IMAGE_DPI). `on_opened(pages to read)` and `on_page()` follow the work. Raises
+    pixels at PAGE_IMAGE_DPI). `on_opened(pages to read)` and `on_page()` follow the work; pages
+    share `resources` (the layout model and threads; None: the process's default). Raises
     InvalidInput when the file cannot be read (damaged, encrypted, over a limit, a page selection
     past its pages...)."""
     stem = source.stem
@@ -58,7 +61,7 @@ def convert_file(
     partials = {fmt: _partial(target / f"{stem}{FORMATS[fmt].suffix}") for fmt in RESULT_FORMATS}
     json_path, markdown_path = partials["json"], partials["markdown"]
     try:
-        with open_selected(source, options, limits) as selected:
+        with open_selected(source, options, limits, resources) as selected:
             page_count = len(selected.wanted)
             on_opened(page_count)
             target.mkdir(parents=True, exist_ok=True)

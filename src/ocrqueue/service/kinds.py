@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ocrqueue.documents import DocumentLimits
+from ocrqueue.documents import DocumentLimits, PipelineResources
 from ocrqueue.documents.vlm import VlmConfig
 from ocrqueue.queue import Registry
 from ocrqueue.queue.harness_kinds import register_test_kinds
@@ -23,19 +23,21 @@ def build_registry(
     split_pages: int = 0,
     *,
     test_kinds: bool = False,
+    resources: PipelineResources | None = None,
 ) -> Registry:
     """With `vlm` (a model server), the `vlm` engine is registered, OCR tasks using it go through the
     model server's breaker gate, and `vision` tasks exist; without it, workers never claim them.
     With `webhooks`, `webhook` tasks (callback deliveries) exist. OCR documents of more than
     `split_pages` pages are read by child tasks of that many pages (0: never). `test_kinds` adds
-    `sleep` and `parts` (queue/harness_kinds.py), which only tests and `--test-kinds` ask for."""
+    `sleep` and `parts` (queue/harness_kinds.py), which only tests and `--test-kinds` ask for. OCR
+    pages share `resources` (the layout model and threads; None: the process's default)."""
     registry = register_builtin_kinds(Registry())
     if test_kinds:
         register_test_kinds(registry)
     if webhooks is not None:
         registry.register(WEBHOOK_KIND, webhooks.handler())
     client = configure_vlm(vlm)
-    ocr = OcrTask(storage, limits, split_pages=split_pages)
+    ocr = OcrTask(storage, limits, split_pages=split_pages, resources=resources)
     if client is None:
         registry.register(OCR_KIND, ocr)
     else:

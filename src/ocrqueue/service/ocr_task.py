@@ -26,6 +26,7 @@ from ocrqueue.documents import (
     DocumentLimits,
     DocumentMeta,
     PageResult,
+    PipelineResources,
     ProcessOptions,
     ResultWriter,
 )
@@ -33,6 +34,7 @@ from ocrqueue.queue import PermanentError, Task, TaskContext, TaskSpec
 from ocrqueue.queue.models import JSON, Checkpoint
 from ocrqueue.service.page_reading import open_selected
 from ocrqueue.service.payloads import OcrPayload, PayloadError
+from ocrqueue.service.stage_metrics import StageMetrics, default_stage_metrics
 from ocrqueue.service.storage_keys import asset_key, result_json_key, result_markdown_key
 from ocrqueue.service.work_metrics import PAGES_READ
 from ocrqueue.storage import ObjectNotFoundError, Storage
@@ -44,7 +46,13 @@ class OcrTask:
     """Handler for tasks of kind `ocr` (payload: `OcrPayload`)."""
 
     def __init__(
-        self, storage: Storage, limits: DocumentLimits, spool_dir: Path | None = None, split_pages: int = 0
+        self,
+        storage: Storage,
+        limits: DocumentLimits,
+        spool_dir: Path | None = None,
+        split_pages: int = 0,
+        resources: PipelineResources | None = None,
+        stage_metrics: StageMetrics | None = None,
     ) -> None:
         self.storage = storage
         self.limits = limits
@@ -52,6 +60,9 @@ class OcrTask:
         """Where uploads and results are spooled while a task runs (None: the system's temp directory)."""
         self.split_pages = split_pages
         """Documents of more pages are read by child tasks of this many pages each (0: never)."""
+        self.resources = resources
+        """The layout model and threads pages share (None: the process's default)."""
+        self.stage_metrics = stage_metrics or default_stage_metrics()
 
     def __call__(self, ctx: TaskContext) -> JSON:
         try:
@@ -116,11 +127,12 @@ class OcrTask:
         def store_image(name: str, image: bytes) -> None:
             self.storage.put(asset_key(owner, name), image)
 
-        with open_selected(source, options, self.limits) as selected:
+        with open_selected(source, options, self.limits, self.resources) as selected:
             meta, wanted = selected.meta, selected.wanted
             finished = len(done.intersection(wanted))
             ctx.report_progress(finished, len(wanted), "resuming" if finished else "starting")
             for result in selected.read(store_image, done, ctx.raise_if_cancelled):
+                self.stage_metrics.observe(result)
                 ctx.save_checkpoint(result.index, result.to_dict())
                 PAGES_READ.labels(result.source).inc()
                 finished += 1

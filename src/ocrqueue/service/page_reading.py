@@ -16,6 +16,7 @@ from ocrqueue.documents import (
     DocumentLimits,
     DocumentMeta,
     PageResult,
+    PipelineResources,
     ProcessOptions,
     open_document,
     process_page,
@@ -25,12 +26,14 @@ from ocrqueue.documents import (
 @dataclass(frozen=True)
 class SelectedPages:
     """An open document and the pages its options select: ``meta`` records the selection,
-    ``wanted`` holds the selected pages' indices (from 0)."""
+    ``wanted`` holds the selected pages' indices (from 0); pages are read with ``resources`` (the
+    layout model and threads; None: the process's default)."""
 
     document: Document
     options: ProcessOptions
     meta: DocumentMeta
     wanted: list[int]
+    resources: PipelineResources | None = None
 
     def read(
         self,
@@ -44,16 +47,19 @@ class SelectedPages:
         task stops between pages."""
         for page in self.document.select([i for i in self.wanted if i not in done]):
             before_each()
-            result = process_page(page, self.options)
+            result = process_page(page, self.options, self.resources)
             for name, image in result.images.items():
                 store_image(name, image)
             yield result
 
 
 @contextmanager
-def open_selected(source: Path, options: ProcessOptions, limits: DocumentLimits) -> Iterator[SelectedPages]:
-    """``source`` opened within ``limits`` with the pages ``options`` select; raises DocumentError
-    when it cannot be read or the selection names pages it does not have."""
+def open_selected(
+    source: Path, options: ProcessOptions, limits: DocumentLimits, resources: PipelineResources | None = None
+) -> Iterator[SelectedPages]:
+    """``source`` opened within ``limits`` with the pages ``options`` select, to be read with
+    ``resources``; raises DocumentError when it cannot be read or the selection names pages it does
+    not have."""
     with open_document(source, limits) as document:
         meta = dataclasses.replace(document.meta, pages=options.pages)
-        yield SelectedPages(document, options, meta, options.page_indices(meta.page_count))
+        yield SelectedPages(document, options, meta, options.page_indices(meta.page_count), resources)

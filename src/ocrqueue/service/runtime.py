@@ -14,7 +14,7 @@ from types import FrameType
 
 from prometheus_client import start_http_server
 
-from ocrqueue.documents import keep_page_buffers
+from ocrqueue.documents import PipelineResources, keep_page_buffers
 from ocrqueue.documents.engines.cpus import THREAD_LIMIT_VARIABLE, available_cpus, thread_share
 from ocrqueue.queue import Registry, Store, Worker, open_store
 from ocrqueue.queue.harness_kinds import TEST_KINDS
@@ -50,6 +50,7 @@ __all__ = [
     "open_configured_store",
     "open_storage",
     "open_tasks",
+    "pipeline_resources",
     "prepare_database",
     "run_workers_until_signalled",
     "serve_metrics",
@@ -101,8 +102,15 @@ def webhook_config(settings: Settings) -> WebhookConfig:
     )
 
 
-def task_registry(settings: Settings, storage: Storage | None = None, *, test_kinds: bool = False) -> Registry:
-    """Every task kind this installation can run (with `test_kinds`, the test harness's too)."""
+def task_registry(
+    settings: Settings,
+    storage: Storage | None = None,
+    resources: PipelineResources | None = None,
+    *,
+    test_kinds: bool = False,
+) -> Registry:
+    """Every task kind this installation can run (with `test_kinds`, the test harness's too); OCR
+    pages share `resources` when given."""
     return build_registry(
         storage or open_storage(settings),
         settings.document_limits(),
@@ -110,7 +118,16 @@ def task_registry(settings: Settings, storage: Storage | None = None, *, test_ki
         webhook_config(settings),
         split_pages=settings.split_pages,
         test_kinds=test_kinds,
+        resources=resources,
     )
+
+
+@contextlib.contextmanager
+def pipeline_resources() -> Iterator[PipelineResources]:
+    """What the pages this process reads share (the layout model, loaded on the first page that
+    needs it, and the layout threads), closed when the work stops: a worker process or `convert`."""
+    with PipelineResources() as resources:
+        yield resources
 
 
 @contextlib.contextmanager
@@ -144,14 +161,16 @@ def new_worker(
     kinds: list[str] | None = None,
     worker_id: str | None = None,
     test_kinds: bool = False,
+    resources: PipelineResources | None = None,
 ) -> Worker:
     """A worker (not yet started) for `kinds` (None: every registered kind) with `concurrency` slots
     [default: settings]; `worker_id` is given by a supervising process; `test_kinds` registers the
-    test harness's kinds too."""
+    test harness's kinds too; its OCR pages share `resources` (`pipeline_resources()`; None: the
+    process's default)."""
     config = settings.queue_config()
     if concurrency is not None:
         config = dataclasses.replace(config, concurrency=concurrency)
-    registry = task_registry(settings, tasks.storage, test_kinds=test_kinds)
+    registry = task_registry(settings, tasks.storage, resources, test_kinds=test_kinds)
     return Worker(tasks.store, registry, config, kinds=kinds, worker_id=worker_id)
 
 

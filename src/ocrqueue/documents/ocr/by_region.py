@@ -11,7 +11,6 @@ from PIL import Image
 from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
-from ocrqueue.documents.layout.detector import get_layout_model
 from ocrqueue.documents.layout.markup_table import MarkupCell, parse_markup_table
 from ocrqueue.documents.layout.raster import Island, analyse
 from ocrqueue.documents.layout.tables import TableGrid
@@ -30,11 +29,12 @@ from ocrqueue.documents.ocr.assemble import (
     to_points,
 )
 from ocrqueue.documents.ocr.crops import padded_crop
+from ocrqueue.documents.resources import PipelineResources
 from ocrqueue.documents.text import join_words
 
 
-def read_regions(page: OcrPage, use_model: bool) -> tuple[list[Block], Figures]:
-    model = get_layout_model() if use_model else None
+def read_regions(page: OcrPage, use_model: bool, resources: PipelineResources) -> tuple[list[Block], Figures]:
+    model = resources.layout_model() if use_model else None
     detected = model.detect(page.straight.gray) if model is not None else None
     layout = analyse(page.straight, page.rules, page.dpi, islands_wanted(detected or []))
     rules = page.rules.mask if page.rules is not None else np.zeros_like(page.ink)

@@ -1,83 +1,114 @@
-"""Build a page result by rendering the page and recognising it with an OCR engine.
+"""The OCR path's stages: a page rendered and recognised by an OCR engine.
 
-The page is rendered, looked at once cheaply (firstlook.py: which way up, which scripts), turned
-upright, and read by the engine and languages chosen for it (choice.py). It is straightened and
-its ruling lines and tables found; then either the engine reads the whole page once and its
-words are split by layout (ocrpage.py, classic OCR engines), or each layout region is cropped and
-read on its own (ocrregions.py, engines with ``reads_regions`` such as vision models). Boxes are
-converted from pixels back to points so both the OCR and the text-layer path share one coordinate
-frame: that of the page as read, upright.
+The page is rendered, looked at once cheaply (detect.py: which way up, which scripts), turned
+upright, straightened, its ruling lines found, and read by the engine and languages chosen for it
+(engine_choice.py): either the engine reads the whole page once and its words are split by layout
+(whole_page.py, classic OCR engines), or each layout region is cropped and read on its own
+(by_region.py, engines with ``reads_regions`` such as vision models). A page read as Latin that
+holds Chinese is read again as Chinese (script_recheck.py). Boxes are converted from pixels back to
+points so both the OCR and the text-layer path share one coordinate frame: that of the page as
+read, upright. pipeline.py runs these stages in order (``OCR_PATH``).
 """
 
 from __future__ import annotations
 
-from PIL import Image
+from dataclasses import replace
 
-from ocrqueue.documents.engines import get_engine
-from ocrqueue.documents.input.pages import PageInput
+from ocrqueue.documents.engines import OcrEngine, get_engine
 from ocrqueue.documents.layout.raster import find_rules
 from ocrqueue.documents.layout.straighten import deskew
-from ocrqueue.documents.model import Block, PageResult
+from ocrqueue.documents.model import Block
 from ocrqueue.documents.ocr.assemble import Figures, OcrPage
 from ocrqueue.documents.ocr.by_region import read_regions
-from ocrqueue.documents.ocr.detect import FirstLook, look, turn
+from ocrqueue.documents.ocr.detect import look, turn
 from ocrqueue.documents.ocr.engine_choice import choose, tesseract
 from ocrqueue.documents.ocr.script_recheck import HAN, holds_han
 from ocrqueue.documents.ocr.whole_page import read_whole_page
-from ocrqueue.documents.options import ProcessOptions
-from ocrqueue.documents.scripts import scripts_in, scripts_of_languages
+from ocrqueue.documents.scripts import scripts_in
+from ocrqueue.documents.stages import PageContext, needed, stage
 
 
-def from_ocr(page: PageInput, options: ProcessOptions, warnings: list[str]) -> PageResult:
-    image, first, dpi, scale = _upright(page, options, warnings)
-    width, height = (page.height, page.width) if first.rotation in (90, 270) else (page.width, page.height)
-    straight = deskew(image, dpi)
-    if straight.angle:
-        warnings.append(f"straightened by {straight.angle:.2f} degrees")
-    rules = find_rules(straight, dpi) if options.tables else None
-    scripts = first.scripts
-
-    def read(scripts: tuple[str, ...]) -> tuple[str, tuple[str, ...], list[Block], Figures]:
-        engine_name, languages = choose(options, scripts)
-        engine = get_engine(engine_name)
-        ocr_page = OcrPage(page.index, height, straight, rules, dpi, scale, engine, languages)
-        reader = read_regions if getattr(engine, "reads_regions", False) else read_whole_page
-        return (engine.name, languages, *reader(ocr_page, options.layout_model))
-
-    name, languages, blocks, figures = read(scripts)
-    if holds_han(straight.image, scale, blocks, options, scripts):
-        again = read(HAN)
-        found = scripts_in(_text(again[2]))
-        if "Han" in found:
-            (name, languages, blocks, figures), scripts = again, found
-    return PageResult(
-        page.index,
-        width,
-        height,
-        name,
-        tuple(blocks),
-        dpi,
-        tuple(warnings),
-        figures.images,
-        scripts or scripts_of_languages(languages),
-        languages,
-        first.rotation,
-    )
-
-
-def _upright(
-    page: PageInput, options: ProcessOptions, warnings: list[str]
-) -> tuple[Image.Image, FirstLook, int, float]:
-    """The page rendered, looked at and turned upright. The render is dropped here once turned: held
-    beside the turned copy, a page lying on its side would keep two colour copies while it is read."""
-    raster = page.render(options.dpi)
+@stage("ocr.render")
+def render(context: PageContext) -> None:
+    """Reads the page and options.dpi; adds the raster (and a warning when it had to be coarser)."""
+    raster = context.page.render(context.options.dpi)
     if raster.lowered_from is not None:
-        warnings.append(f"rendered at {raster.dpi} dpi instead of {raster.lowered_from} to stay within the limits")
+        context.warn(f"rendered at {raster.dpi} dpi instead of {raster.lowered_from} to stay within the limits")
+    context.raster = raster
+
+
+@stage("ocr.detect")
+def detect(context: PageContext) -> None:
+    """Reads the raster; adds the rotation and scripts of a first look, and turns the raster upright.
+    The render is let go once turned: held beside the turned copy, a page lying on its side would
+    keep two colour copies while it is read."""
+    raster = needed(context.raster, "raster")
     first = look(raster.image, raster.dpi, tesseract())
     if first.rotation:
-        warnings.append(f"turned {first.rotation} degrees clockwise to read it upright")
-    return turn(raster.image, first.rotation), first, raster.dpi, raster.scale
+        context.warn(f"turned {first.rotation} degrees clockwise to read it upright")
+    context.rotation, context.scripts = first.rotation, first.scripts
+    context.raster = replace(raster, image=turn(raster.image, first.rotation))
 
 
-def _text(blocks: list[Block]) -> str:
+@stage("ocr.straighten")
+def straighten(context: PageContext) -> None:
+    """Reads the upright raster; adds the straightened page (and a warning when it was tilted)."""
+    raster = needed(context.raster, "raster")
+    straight = deskew(raster.image, raster.dpi)
+    if straight.angle:
+        context.warn(f"straightened by {straight.angle:.2f} degrees")
+    context.straight = straight
+
+
+@stage("ocr.rules")
+def rules(context: PageContext) -> None:
+    """Reads the straightened page and options.tables; adds its ruling lines (None: no tables wanted)."""
+    straight = needed(context.straight, "straightened page")
+    context.rules = find_rules(straight, needed(context.dpi, "dpi")) if context.options.tables else None
+
+
+@stage("ocr.choose_engine")
+def choose_engine(context: PageContext) -> None:
+    """Reads the scripts and options.engine and languages; adds the engine and languages to read with."""
+    context.engine, context.languages = _chosen(context, context.scripts)
+
+
+@stage("ocr.read")
+def read(context: PageContext) -> None:
+    """Reads the straightened page, rules, engine and languages; adds the blocks and figure crops."""
+    blocks, figures = _read(context, needed(context.engine, "engine"), context.languages)
+    context.source, context.blocks, context.images = needed(context.engine, "engine").name, blocks, figures.images
+
+
+@stage("ocr.recheck_script")
+def recheck_script(context: PageContext) -> None:
+    """Reads the blocks and scripts; adds a reading as Chinese when a page read as Latin holds Chinese."""
+    straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
+    if not holds_han(straight.image, raster.scale, list(context.blocks), context.options, context.scripts):
+        return
+    engine, languages = _chosen(context, HAN)
+    blocks, figures = _read(context, engine, languages)
+    found = scripts_in(_text(blocks))
+    if "Han" in found:
+        context.engine, context.languages, context.scripts = engine, languages, found
+        context.source, context.blocks, context.images = engine.name, blocks, figures.images
+
+
+def _chosen(context: PageContext, scripts: tuple[str, ...]) -> tuple[OcrEngine, tuple[str, ...]]:
+    engine_name, languages = choose(context.options, scripts)
+    return get_engine(engine_name), languages
+
+
+def _read(context: PageContext, engine: OcrEngine, languages: tuple[str, ...]) -> tuple[tuple[Block, ...], Figures]:
+    """The page read by ``engine``: the whole page once with the layout found beside it, or region
+    by region for engines that read regions."""
+    raster, straight = needed(context.raster, "raster"), needed(context.straight, "straightened page")
+    height = context.size[1]
+    page = OcrPage(context.page.index, height, straight, context.rules, raster.dpi, raster.scale, engine, languages)
+    reader = read_regions if getattr(engine, "reads_regions", False) else read_whole_page
+    blocks, figures = reader(page, context.options.layout_model, context.resources)
+    return tuple(blocks), figures
+
+
+def _text(blocks: tuple[Block, ...]) -> str:
     return "".join(ln.text for b in blocks for ln in b.lines)

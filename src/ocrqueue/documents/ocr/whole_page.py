@@ -10,8 +10,6 @@ Ruling lines are painted out first, so table borders never come back as "|" or "
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import cv2
@@ -21,7 +19,7 @@ from PIL import Image
 from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
-from ocrqueue.documents.layout.detector import LayoutBox, get_layout_model
+from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse
 from ocrqueue.documents.layout.rows import merge_rows, split_line
@@ -39,30 +37,14 @@ from ocrqueue.documents.ocr.assemble import (
     region_blocks,
     to_points,
 )
-
-# Layout analysis (and the layout model where a page needs it) runs beside the engine reading the
-# same page; Tesseract releases the GIL while it reads. More than one thread, so that one slot's
-# few milliseconds of analysis never wait behind another slot's model run (the model itself is
-# serialised by its own lock).
-_LAYOUT_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ocrqueue-layout")
+from ocrqueue.documents.resources import PipelineResources
 
 
-def _fresh_pool_after_fork() -> None:
-    """A forked child inherits the pool but not its threads: a page read there would wait forever
-    for a layout that no thread ever computes (a ProcessPoolExecutor forking a process that has
-    read a page did exactly that)."""
-    global _LAYOUT_POOL
-    _LAYOUT_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ocrqueue-layout")
-
-
-os.register_at_fork(after_in_child=_fresh_pool_after_fork)
-
-
-def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figures]:
-    """Without a model, or when the page holds nothing the model would add (layout/gate.py),
-    ``detected`` stays None and the geometric rules alone place text, tables and figures. The
-    model is loaded on the first page that needs it: a worker that never meets one saves ~160 MB."""
-    pending = _LAYOUT_POOL.submit(_page_layout, page, use_model)
+def read_whole_page(page: OcrPage, use_model: bool, resources: PipelineResources) -> tuple[list[Block], Figures]:
+    """The layout is found on one of ``resources``' threads while the engine reads. Without a
+    model, or when the page holds nothing the model would add (layout/gate.py), ``detected`` stays
+    None and the geometric rules alone place text, tables and figures."""
+    pending = resources.beside(_page_layout, page, use_model, resources)
     image, dx, dy = _engine_view(page)
     lines = page.engine.recognize(image, RecognitionRequest(page.languages, "page", page.dpi)).lines
     if dx or dy:
@@ -83,11 +65,13 @@ def read_whole_page(page: OcrPage, use_model: bool) -> tuple[list[Block], Figure
     return in_reading_order(layout, per_region, per_island, notes), figures
 
 
-def _page_layout(page: OcrPage, use_model: bool) -> tuple[RasterLayout, list[LayoutBox] | None]:
+def _page_layout(
+    page: OcrPage, use_model: bool, resources: PipelineResources
+) -> tuple[RasterLayout, list[LayoutBox] | None]:
     layout = analyse(page.straight, page.rules, page.dpi)
     if not use_model or not needs_layout_model(page.straight.grid, page.rules, layout.regions, page.dpi):
         return layout, None
-    model = get_layout_model()
+    model = resources.layout_model()
     if model is None:
         return layout, None
     detected = model.detect(page.straight.gray)

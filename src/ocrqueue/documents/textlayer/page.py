@@ -1,4 +1,8 @@
-"""Build a page result from a PDF's own text layer: no rendering, no OCR."""
+"""The text-layer path's stages: a page read from a PDF's own text layer, no rendering, no OCR.
+
+``judge`` decides whether the layer is read (textlayer/judge.py), ``read`` builds the page's
+blocks from it (``from_text_layer``); pipeline.py runs them.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +23,10 @@ from ocrqueue.documents.layout.rows import split_line
 from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables
 from ocrqueue.documents.layout.xycut import Region, xy_cut_page
-from ocrqueue.documents.model import Block, Line, PageResult, TableCell, Word, figure_name
+from ocrqueue.documents.model import Block, Line, TableCell, Word, figure_name
+from ocrqueue.documents.scripts import languages_for, scripts_in
+from ocrqueue.documents.stages import PageContext, needed, stage
+from ocrqueue.documents.textlayer.judge import text_layer_problem
 
 RULE_SCALE = 1.0  # mask pixels per point when vector rules are drawn to find tables
 GRID_SCALE = GRID_DPI / 72
@@ -136,8 +143,8 @@ def _with_labels(box: BBox, lines: tuple[Line, ...]) -> BBox:
 
 
 def from_text_layer(
-    page: PageInput, layer: TextLayer, find_tables_too: bool, figure_dpi: int, warnings: list[str]
-) -> PageResult:
+    page: PageInput, layer: TextLayer, find_tables_too: bool, figure_dpi: int
+) -> tuple[tuple[Block, ...], dict[str, bytes]]:
     """Blocks from the text layer; ruled tables from vector strokes; embedded images and vector
     drawings as figures (cropped by rendering just their area). Text inside a table belongs to
     it; text inside a figure (axis labels, diagram words) is the figure's lines, not prose. A box
@@ -206,7 +213,7 @@ def from_text_layer(
         blocks.extend(b for _, group in sorted(groups, key=lambda g: g[0]) for b in group)
     blocks.extend(b for i in range(len(islands)) if i not in placed for b in island_blocks(i))
     blocks = with_notes(blocks, build_blocks(reading_sort(margin), height, body))
-    return PageResult(page.index, width, height, "text_layer", tuple(blocks), None, tuple(warnings), images)
+    return tuple(blocks), images
 
 
 LISTING_MIN_LINES = 3
@@ -232,3 +239,33 @@ def _table_block(table: VectorTable, words: list[Word]) -> Block:
     box, n_rows, n_cols, cells = table
     filled = fill_table(n_rows, n_cols, cells, words)
     return Block("table", box, table_text(filled), 1.0, (), table=filled)
+
+
+@stage("textlayer.judge")
+def judge(context: PageContext) -> None:
+    """Reads the text layer and options.mode; adds the layer and the path: text layer, OCR or nothing."""
+    options = context.options
+    layer = context.page.text_layer(options.char_boxes)
+    problem = text_layer_problem(layer)
+    context.layer = layer
+    if layer is not None and (problem is None or options.mode == "text"):
+        if problem is not None:
+            context.warn(f"text layer used as requested although {problem}")
+        context.path = "text_layer"
+    elif options.mode == "text":
+        context.warn(f"{problem}; nothing extracted because mode is 'text'")
+        context.path = "nothing"
+    else:
+        if layer is not None and problem is not None:
+            context.warn(f"OCR used: {problem}")
+        context.path = "ocr"
+
+
+@stage("textlayer.read")
+def read(context: PageContext) -> None:
+    """Reads the layer and options.tables; adds blocks, figure crops, and the scripts and languages of its text."""
+    layer = needed(context.layer, "text layer")
+    options = context.options
+    context.blocks, context.images = from_text_layer(context.page, layer, options.tables, options.dpi)
+    context.scripts = scripts_in("".join(line.text for line in layer.lines))
+    context.languages = languages_for(context.scripts)
