@@ -4,13 +4,14 @@
     .venv/bin/python bench/snapshot.py --out /tmp/snap-after      # on the new one
     .venv/bin/python bench/snapshot.py --compare /tmp/snap-before /tmp/snap-after
     .venv/bin/python bench/snapshot.py --generated-only --out /tmp/quick   # generated samples only
-    .venv/bin/python bench/snapshot.py --only-after --compare /tmp/snap-before /tmp/quick
+    .venv/bin/python bench/snapshot.py --compare /tmp/snap-before /tmp/quick   # files in both compared
 
 The inputs are the generated samples of tests/data/generate.py and every page of the real-page
 evaluation (bench/accuracy/pages.json) in its three variants (text layer, clean render, scan).
 Each goes through `ocrqueue convert` as a user runs it, writing Markdown, JSON and the searchable
-PDF. `--compare` reports files that differ; per-stage `timings` in the JSON are left out of the
-comparison since they are measured, and so are the PDFs' creation dates and document ids.
+PDF. `--compare` reports files that differ among those both folders hold; per-stage `timings` in the
+JSON are left out since they are measured, and PDFs are compared as drawn (content streams and
+resource names, not dates or document ids).
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 from typing import Any  # noqa: E402
 
+import pikepdf  # noqa: E402
 from generate import generate  # noqa: E402
 from realpages import DEFAULT_CACHE, VARIANTS, fetch, load_pages, variant_bytes  # noqa: E402
 
 MEASURED_KEYS = {"timings"}
-PDF_VOLATILE = re.compile(rb"/(CreationDate|ModDate|ID)\s*(\([^)]*\)|\[[^\]]*\])|<x(mp)?:[^>]*Date>[^<]*<")
+OQ_FONT = re.compile(rb"/OQ[\w-]+")
 
 
 def write_inputs(folder: Path, cache: Path, real_pages: bool) -> list[Path]:
@@ -69,27 +71,47 @@ def _strip(value: Any) -> Any:
     return value
 
 
+def _pdf_comparable(path: Path) -> bytes:
+    """A PDF's pages as drawn (content streams and resource names), the random font names that
+    earlier versions gave (`/OQ` + random) folded into one, dates and document ids left out."""
+    parts = []
+    with pikepdf.open(path) as pdf:
+        for page in pdf.pages:
+            contents = page.obj.get("/Contents")
+            streams = contents if isinstance(contents, pikepdf.Array) else [contents] if contents is not None else []
+            drawn = b"".join(stream.read_bytes() for stream in streams)
+            fonts = sorted(page.obj.get("/Resources", pikepdf.Dictionary()).get("/Font", pikepdf.Dictionary()).keys())
+            parts.append(drawn + " ".join(fonts).encode())
+    return OQ_FONT.sub(b"/OQ", b"\n".join(parts))
+
+
 def _comparable(path: Path) -> bytes:
     data = path.read_bytes()
     if path.suffix == ".json":
         return json.dumps(_strip(json.loads(data)), sort_keys=True).encode()
     if path.suffix == ".pdf":
-        return PDF_VOLATILE.sub(b"", data)
+        return _pdf_comparable(path)
     return data
 
 
-def compare(before: Path, after: Path, only_after: bool) -> int:
-    names = {p.relative_to(after) for p in after.rglob("*") if p.is_file()}
-    if not only_after:
-        names |= {p.relative_to(before) for p in before.rglob("*") if p.is_file()}
-    differing = []
-    for name in sorted(names):
-        a, b = before / name, after / name
-        if not a.exists() or not b.exists() or _comparable(a) != _comparable(b):
-            differing.append(str(name))
+def compare(before: Path, after: Path) -> int:
+    """Files both folders hold must be the same; files only one holds are counted apart (inputs
+    added to or removed from the set)."""
+    in_before = {p.relative_to(before) for p in before.rglob("*") if p.is_file()}
+    in_after = {p.relative_to(after) for p in after.rglob("*") if p.is_file()}
+    differing = [str(n) for n in sorted(in_before & in_after) if _comparable(before / n) != _comparable(after / n)]
     for name in differing:
         print(f"differs: {name}")
-    print(json.dumps({"bench": "snapshot", "files": len(names), "differing": len(differing)}))
+    for name in sorted(in_before ^ in_after):
+        print(f"only in {'before' if name in in_before else 'after'}: {name}")
+    summary = {
+        "bench": "snapshot",
+        "compared": len(in_before & in_after),
+        "differing": len(differing),
+        "only_before": len(in_before - in_after),
+        "only_after": len(in_after - in_before),
+    }
+    print(json.dumps(summary))
     return 1 if differing else 0
 
 
@@ -99,10 +121,9 @@ def main() -> None:
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--generated-only", action="store_true", help="only the generated samples (a minute)")
-    parser.add_argument("--only-after", action="store_true", help="compare only the files AFTER has")
     args = parser.parse_args()
     if args.compare:
-        raise SystemExit(compare(*args.compare, args.only_after))
+        raise SystemExit(compare(*args.compare))
     if not args.out:
         parser.error("--out or --compare is needed")
     snapshot(args.out, args.cache, not args.generated_only)

@@ -167,6 +167,20 @@ def test_a_scan_keeps_its_own_text_and_our_words_are_not_laid_over_it(tmp_path: 
         assert image_after.read_raw_bytes() == image_before.read_raw_bytes()
 
 
+def test_the_same_reading_gives_the_same_pdf_byte_for_byte() -> None:
+    """A scanned PDF page gets our font beside its own under a fixed name (`/OQ1` past its fonts) and a
+    document id computed from the content, so the same input and reading give the same file."""
+    pdf = PdfBuilder()
+    pdf.add_page([PdfBuilder.text(380, 760, 28, "APPROVED")], jpeg=scanned(text_page(ENGLISH, cjk=False), seed=3))
+    data = pdf.build()
+    result = run(data, languages=("eng",))
+    first, second = searchable(data, result), searchable(data, result)
+    assert first == second
+    with pikepdf.open(io.BytesIO(first)) as produced:
+        fonts = set(produced.pages[0].Resources.Font.keys())
+    assert "/OQ1" in fonts
+
+
 def test_a_broken_text_layer_is_replaced_not_doubled(samples: Samples) -> None:
     """Forced OCR of a page that has text: the page becomes its image plus our text, once."""
     data = samples.data("born_digital")

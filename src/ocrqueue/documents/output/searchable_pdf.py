@@ -19,6 +19,7 @@ refers to those files, so memory holds one batch at most whatever the page count
 from __future__ import annotations
 
 import io
+import itertools
 import tempfile
 import zlib
 from collections.abc import Iterable, Sequence
@@ -97,7 +98,7 @@ def write_searchable_pdf(
         batches.flush()
         if source is not None and Name.Title in source.docinfo:
             output.docinfo[Name.Title] = source.docinfo[Name.Title]
-        output.save(out)
+        output.save(out, deterministic_id=True)
 
 
 class _Batches:
@@ -153,7 +154,7 @@ class _Batch:
         self.pdf.pages.append(source.pages[page.index])
         copied = self.pdf.pages[-1]
         _inherit_resources(copied)
-        font = copied.add_resource(self.font(), Name.Font, prefix="OQ")
+        font = copied.add_resource(self.font(), Name.Font, _unused_font_name(copied), replace_existing=False)
         layer = page.frame.to_user_space_operator() + text_layer_operators(result, font, own_text)
         copied.contents_add(pikepdf.Stream(self.pdf, b"q\n"), prepend=True)
         copied.contents_add(pikepdf.Stream(self.pdf, b"Q\nq\n" + layer + b"Q\n"), prepend=False)
@@ -317,3 +318,11 @@ def _image_xobject(pdf: Pdf, image: Image.Image, jpeg: bytes | None) -> pikepdf.
     stream.ColorSpace = colour
     stream.BitsPerComponent = 8
     return stream
+
+
+def _unused_font_name(page: pikepdf.Page) -> Name:
+    """`/OQ1`, or the first `/OQn` the page's own fonts do not use: the same name on every run, so
+    the same input gives the same PDF (pikepdf's `prefix=` draws a random one)."""
+    resources = page.obj.get(Name.Resources, Dictionary())
+    taken = set(resources.get(Name.Font, Dictionary()).keys())
+    return next(Name(f"/OQ{n}") for n in itertools.count(1) if f"/OQ{n}" not in taken)
