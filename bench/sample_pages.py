@@ -37,9 +37,11 @@ def sampled(manifest: dict[str, Any], cache: Path) -> dict[str, Any]:
     for doc in documents:
         doc = {**doc, "split": splits[doc["id"]]}
         if "drawn" in doc:
-            kept = [p for p in doc.get("pages", []) if p.get("ci")]
-            pages = _draw(doc, cache)
-            doc["pages"] = kept + [{"page": n, "kind": "sampled"} for n in pages if n not in {p["page"] for p in kept}]
+            ci = {p["page"] for p in doc.get("pages", []) if p.get("ci")}
+            drawn = _draw(doc, cache)
+            doc["pages"] = [{"page": n, "kind": "sampled"} | ({"ci": True} if n in ci else {}) for n in drawn] + [
+                p for p in doc.get("pages", []) if p.get("ci") and p["page"] not in drawn
+            ]
         out.append(doc)
     return {**manifest, "documents": out}
 
