@@ -100,6 +100,16 @@ def summarise(readings: list[Reading], field: str) -> dict[str, dict[str, float]
     }
 
 
+def first_per_document(pages: list[RealPage], count: int) -> list[RealPage]:
+    seen: dict[str, int] = defaultdict(int)
+    kept: list[RealPage] = []
+    for page in pages:
+        seen[page.doc] += 1
+        if seen[page.doc] <= count:
+            kept.append(page)
+    return kept
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -109,6 +119,9 @@ def main() -> None:
     parser.add_argument("--script", help="only pages of these scripts (comma-separated: Latin, Han, Cyrillic, ...)")
     parser.add_argument("--split", choices=("dev", "test", "all"), default="all", help="only documents of this split")
     parser.add_argument("--ci", action="store_true", help="only the pages `make test` reads")
+    parser.add_argument(
+        "--per-document", type=int, help="only each document's first N pages (for drawn ones: the first N drawn)"
+    )
     parser.add_argument("--engine", help="engine option (default: the default options)")
     parser.add_argument("--languages", help="comma-separated languages option (default: the default options)")
     parser.add_argument(
@@ -126,6 +139,8 @@ def main() -> None:
         p for p in pages if args.lang in (None, p.lang) and (not args.script or p.script in args.script.split(","))
     ]
     pages = [p for p in pages if args.split in ("all", p.split)]
+    if args.per_document:
+        pages = first_per_document(pages, args.per_document)
     variants = [v for v in args.variants.split(",") if v]
     overrides: dict[str, object] = {}
     if args.engine:

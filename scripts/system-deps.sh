@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|test
 # "serve": what the default OCR engines need (tesseract-ocr-osd: which way up a page is, and its
-# script); "test": that plus PostgreSQL, Chromium (browser tests), libfaketime (the clock-jump
-# chaos tests) and qpdf (checks the searchable PDFs).
+# script; a model for every script the default reads, about 192 MiB with eng and chi_sim: the
+# budget is in docs/documents.md); "test": that plus PostgreSQL, Chromium (browser tests),
+# libfaketime (the clock-jump chaos tests) and qpdf (checks the searchable PDFs).
 set -euo pipefail
 
-serve_packages=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-chi-sim tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
+# Tesseract's models for whole scripts: Latin (with Vietnamese), Cyrillic, Greek, Han Simplified
+# and Traditional, Japanese, Korean, Thai, Arabic, Hebrew, Devanagari.
+script_models=(tesseract-ocr-script-latn tesseract-ocr-script-viet tesseract-ocr-script-cyrl tesseract-ocr-script-grek
+  tesseract-ocr-script-hans tesseract-ocr-script-hant tesseract-ocr-script-jpan tesseract-ocr-script-hang
+  tesseract-ocr-script-thai tesseract-ocr-script-arab tesseract-ocr-script-hebr tesseract-ocr-script-deva)
+serve_packages=(tesseract-ocr tesseract-ocr-eng "${script_models[@]}" tesseract-ocr-chi-sim tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
 test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf)
 
 case "${1:-serve}" in
