@@ -14,9 +14,10 @@ exactly as a worker does. Ground truth is the page's own text layer in typeset o
 
 Prints a table per script, split and variant (mean CER, NFKC and whitespace-normalised,
 order-sensitive; mean bag-of-words F1, characters instead of words for scripts written without
-spaces; pages; pages/s on one thread), then one per language, split and variant, then one JSON
-line with the same groups (``scripts``: "script/split/variant", totals as "all"; ``languages``:
-"lang/split/variant"), the options used and the commit.
+spaces; pages; pages/s on one thread), then per language, split and variant, and per language,
+page kind and variant, then one JSON line with the same groups (``scripts``:
+"script/split/variant", totals as "all"; ``languages``: "lang/split/variant"; ``kinds``:
+"lang/kind/variant"), the options used and the commit.
 """
 
 from __future__ import annotations
@@ -81,14 +82,14 @@ def read(page: RealPage, variant: str, options: ProcessOptions, cache: Path) -> 
 SCRIPT_MODELS = {"Han": "HanS", "Hangul": "Hangul", "Japanese": "Japanese"}
 
 
-def summarise(readings: list[Reading], field: str) -> dict[str, dict[str, float]]:
-    """Mean CER, mean F1, pages and pages/s per ``field`` (script or lang), split and variant."""
+def summarise(readings: list[Reading], field: str, within: str) -> dict[str, dict[str, float]]:
+    """Mean CER, mean F1, pages and pages/s per ``field`` (script or lang), ``within`` (split or
+    kind) and variant, with "all" for every value of either."""
     groups: dict[str, list[Reading]] = defaultdict(list)
     for r in readings:
-        key = getattr(r.page, field)
-        for split in (r.page.split, "all"):
-            groups[f"{key}/{split}/{r.variant}"].append(r)
-            groups[f"all/{split}/{r.variant}"].append(r)
+        for key in (getattr(r.page, field), "all"):
+            for part in (getattr(r.page, within), "all"):
+                groups[f"{key}/{part}/{r.variant}"].append(r)
     return {
         key: {
             "pages": len(rs),
@@ -167,13 +168,18 @@ def main() -> None:
                     flush=True,
                 )
 
-    scripts, languages = summarise(readings, "script"), summarise(readings, "lang")
-    for title, summary in (("script", scripts), ("language", languages)):
-        print(f"\n{title:10} {'split':5} {'variant':10} {'pages':>5} {'cer':>7} {'f1':>7} {'pages/s':>8}")
+    scripts, languages = summarise(readings, "script", "split"), summarise(readings, "lang", "split")
+    kinds = summarise(readings, "lang", "kind")
+    for title, within, summary in (
+        ("script", "split", scripts),
+        ("language", "split", languages),
+        ("language", "kind", kinds),
+    ):
+        print(f"\n{title:10} {within:10} {'variant':10} {'pages':>5} {'cer':>7} {'f1':>7} {'pages/s':>8}")
         for key, row in summary.items():
-            name, split, variant = key.split("/")
+            name, part, variant = key.split("/")
             print(
-                f"{name:10} {split:5} {variant:10} {row['pages']:5d} {row['cer']:7.4f} {row['f1']:7.4f} "
+                f"{name:10} {part:10} {variant:10} {row['pages']:5d} {row['cer']:7.4f} {row['f1']:7.4f} "
                 f"{row['pages_per_s']:8.2f}"
             )
     print(
@@ -187,6 +193,7 @@ def main() -> None:
                 "load_1min": round(os.getloadavg()[0], 2),
                 "scripts": scripts,
                 "languages": languages,
+                "kinds": kinds,
             }
         )
     )
