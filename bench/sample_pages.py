@@ -30,8 +30,8 @@ from sampling import Document, assign_splits, draw_pages  # noqa: E402
 def sampled(manifest: dict[str, Any], cache: Path) -> dict[str, Any]:
     """The manifest with drawn pages and splits filled in by the rule."""
     documents: list[dict[str, Any]] = manifest["documents"]
-    drawn = [d for d in documents if "drawn" in d]
-    fetch([RealPage(d["id"], d["package"], d["version"], d["file"], 1, "", d["lang"], False) for d in drawn], cache)
+    to_draw = [d for d in documents if "drawn" in d]
+    fetch([RealPage(d["id"], d["package"], d["version"], d["file"], 1, "", d["lang"], False) for d in to_draw], cache)
     splits = assign_splits(Document(d["id"], d["script"]) for d in documents)
     out: list[dict[str, Any]] = []
     for doc in documents:
