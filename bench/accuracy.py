@@ -3,6 +3,8 @@
     .venv/bin/python bench/accuracy.py                      # all pages of bench/accuracy/pages.json
     .venv/bin/python bench/accuracy.py --only ltnews,ctex --variants scan --per-page
     .venv/bin/python bench/accuracy.py --engine tesseract --languages eng,chi_sim   # compare a choice
+    .venv/bin/python bench/accuracy.py --split test --script Cyrillic --variants text_layer,clean
+    .venv/bin/python bench/accuracy.py --script-models --script Greek   # each page with its script's model and Latin
 
 Pages are fetched once with `apt-get download` into a cache (--cache, default
 ~/.cache/ocrqueue-accuracy or $OCRQUEUE_ACCURACY_CACHE; see tests/data/realpages.py). Each page is
@@ -10,9 +12,12 @@ read as the PDF page itself (``text_layer``), rendered clean at 300 dpi (``clean
 simulated scan (``scan``, a grey tilted blurred noisy JPEG), through open_document and process_page
 exactly as a worker does. Ground truth is the page's own text layer in typeset order.
 
-Prints a table per language, page kind and variant (mean CER, NFKC and whitespace-normalised,
-order-sensitive; mean bag-of-words F1; pages; pages/s on one thread), then one JSON line with
-the same groups, totals per language and variant, and the options used.
+Prints a table per script, split and variant (mean CER, NFKC and whitespace-normalised,
+order-sensitive; mean bag-of-words F1, characters instead of words for scripts written without
+spaces; pages; pages/s on one thread), then per language, split and variant, and per language,
+page kind and variant, then one JSON line with the same groups (``scripts``:
+"script/split/variant", totals as "all"; ``languages``: "lang/split/variant"; ``kinds``:
+"lang/kind/variant"), the options used and the commit.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "data"))
 import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import subprocess  # noqa: E402
 import time  # noqa: E402
 from collections import defaultdict  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -72,12 +78,26 @@ def read(page: RealPage, variant: str, options: ProcessOptions, cache: Path) -> 
     )
 
 
-def summarise(readings: list[Reading]) -> dict[str, dict[str, float]]:
+# The Tesseract model that reads each script (--script-models): Debian's tesseract-ocr-script-* packages.
+SCRIPT_MODELS = {"Han": "HanS"}
+
+
+def script_models(script: str) -> list[str]:
+    """The script's model, and Latin's: these manuals quote commands, names and English, which a
+    script model alone reads as its own letters (maint-guide-ru p. 9 clean: CER 0.37 with
+    Cyrillic, 0.039 with Cyrillic+Latin: English came back in Cyrillic look-alike letters)."""
+    model = SCRIPT_MODELS.get(script, script)
+    return [model] if model == "Latin" else [model, "Latin"]
+
+
+def summarise(readings: list[Reading], field: str, within: str) -> dict[str, dict[str, float]]:
+    """Mean CER, mean F1, pages and pages/s per ``field`` (script or lang), ``within`` (split or
+    kind) and variant, with "all" for every value of either."""
     groups: dict[str, list[Reading]] = defaultdict(list)
     for r in readings:
-        groups[f"{r.page.lang}/{r.page.kind}/{r.variant}"].append(r)
-        groups[f"{r.page.lang}/all/{r.variant}"].append(r)
-        groups[f"all/all/{r.variant}"].append(r)
+        for key in (getattr(r.page, field), "all"):
+            for part in (getattr(r.page, within), "all"):
+                groups[f"{key}/{part}/{r.variant}"].append(r)
     return {
         key: {
             "pages": len(rs),
@@ -89,22 +109,47 @@ def summarise(readings: list[Reading]) -> dict[str, dict[str, float]]:
     }
 
 
+def first_per_document(pages: list[RealPage], count: int) -> list[RealPage]:
+    seen: dict[str, int] = defaultdict(int)
+    kept: list[RealPage] = []
+    for page in pages:
+        seen[page.doc] += 1
+        if seen[page.doc] <= count:
+            kept.append(page)
+    return kept
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--only", default="", help="comma-separated page ids or document ids (substrings)")
     parser.add_argument("--variants", default=",".join(VARIANTS))
-    parser.add_argument("--lang", choices=("eng", "chi"), help="only pages of this language")
+    parser.add_argument("--lang", help="only pages of this language (the manifest's lang: eng, chi, rus, ...)")
+    parser.add_argument("--script", help="only pages of these scripts (comma-separated: Latin, Han, Cyrillic, ...)")
+    parser.add_argument("--split", choices=("dev", "test", "all"), default="all", help="only documents of this split")
     parser.add_argument("--ci", action="store_true", help="only the pages `make test` reads")
+    parser.add_argument(
+        "--per-document", type=int, help="only each document's first N pages (for drawn ones: the first N drawn)"
+    )
     parser.add_argument("--engine", help="engine option (default: the default options)")
     parser.add_argument("--languages", help="comma-separated languages option (default: the default options)")
+    parser.add_argument(
+        "--script-models",
+        action="store_true",
+        help="read each page with the Tesseract model of its manifest script (Cyrillic, Greek, HanS, ...) and Latin",
+    )
     parser.add_argument("--per-page", action="store_true", help="also print one row per page and variant")
     args = parser.parse_args()
 
     keep_page_buffers(Settings().page_buffer_keep_mb)
     wanted = [s for s in args.only.split(",") if s]
     pages = [p for p in load_pages() if (not wanted or any(w in p.id for w in wanted)) and (p.ci or not args.ci)]
-    pages = [p for p in pages if args.lang in (None, p.lang)]
+    pages = [
+        p for p in pages if args.lang in (None, p.lang) and (not args.script or p.script in args.script.split(","))
+    ]
+    pages = [p for p in pages if args.split in ("all", p.split)]
+    if args.per_document:
+        pages = first_per_document(pages, args.per_document)
     variants = [v for v in args.variants.split(",") if v]
     overrides: dict[str, object] = {}
     if args.engine:
@@ -116,35 +161,56 @@ def main() -> None:
 
     readings: list[Reading] = []
     for page in pages:
+        page_options = options
+        if args.script_models:
+            page_options = ProcessOptions.from_dict({**options.to_dict(), "languages": script_models(page.script)})
         for variant in variants:
-            r = read(page, variant, options, args.cache)
+            r = read(page, variant, page_options, args.cache)
             readings.append(r)
             if args.per_page:
                 print(
-                    f"{page.id:24} {page.lang} {page.kind:10} {variant:10} cer {r.cer:.4f} f1 {r.f1:.4f} "
+                    f"{page.id:24} {page.script:10} {page.lang} {page.split:4} {variant:10} "
+                    f"cer {r.cer:.4f} f1 {r.f1:.4f} "
                     f"{r.seconds:6.2f}s {r.source:10} {','.join(r.languages):12} rot {r.rotation}",
                     flush=True,
                 )
 
-    summary = summarise(readings)
-    print(f"\n{'language':8} {'kind':10} {'variant':10} {'pages':>5} {'cer':>7} {'f1':>7} {'pages/s':>8}")
-    for key, row in summary.items():
-        lang, kind, variant = key.split("/")
-        print(
-            f"{lang:8} {kind:10} {variant:10} {row['pages']:5d} {row['cer']:7.4f} {row['f1']:7.4f} "
-            f"{row['pages_per_s']:8.2f}"
-        )
+    scripts, languages = summarise(readings, "script", "split"), summarise(readings, "lang", "split")
+    kinds = summarise(readings, "lang", "kind")
+    for title, within, summary in (
+        ("script", "split", scripts),
+        ("language", "split", languages),
+        ("language", "kind", kinds),
+    ):
+        print(f"\n{title:10} {within:10} {'variant':10} {'pages':>5} {'cer':>7} {'f1':>7} {'pages/s':>8}")
+        for key, row in summary.items():
+            name, part, variant = key.split("/")
+            print(
+                f"{name:10} {part:10} {variant:10} {row['pages']:5d} {row['cer']:7.4f} {row['f1']:7.4f} "
+                f"{row['pages_per_s']:8.2f}"
+            )
     print(
         json.dumps(
             {
                 "bench": "accuracy",
+                "commit": _commit(),
                 "options": options.to_dict(),
+                "script_models": args.script_models,
                 "pages": len(pages),
                 "load_1min": round(os.getloadavg()[0], 2),
-                "groups": summary,
+                "scripts": scripts,
+                "languages": languages,
+                "kinds": kinds,
             }
         )
     )
+
+
+def _commit() -> str:
+    result = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent
+    )
+    return result.stdout.strip() or "unknown"
 
 
 if __name__ == "__main__":

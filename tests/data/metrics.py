@@ -57,16 +57,20 @@ def table_cell_accuracy(expected: list[list[str]], page: PageResult) -> float:
 # --- Real pages (bench/accuracy.py): order-sensitive CER on whitespace-normalised text, and word bags.
 
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
-_SPACE_BY_CJK = re.compile(rf"\s+(?=[{_CJK}])|(?<=[{_CJK}])\s+")
+# Scripts written without spaces between words (Han, kana, Thai, Lao, Khmer, Myanmar): no space
+# next to them counts, and their bag of words is a bag of characters (a letter with its marks).
+_NO_SPACE = f"{_CJK}\u3040-\u30ff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+_SPACE_BY_CJK = re.compile(rf"\s+(?=[{_NO_SPACE}])|(?<=[{_NO_SPACE}])\s+")
+_NO_SPACE_CHAR = re.compile(rf"[{_NO_SPACE}]")
 _LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010\x02]\s*\n\s*(?=[a-z])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
-_TOKEN = re.compile(rf"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_{_CJK}]+")
 
 
 def normalise(text: str) -> str:
     """NFKC; a word hyphenated across a line end joined again (both sides, so neither is punished
     for where the other broke lines); control characters dropped; whitespace runs as one space,
-    none next to a CJK character (engines and typesetters differ in where they put those)."""
+    none next to a character of a script written without spaces (engines and typesetters differ
+    in where they put those)."""
     text = _LINE_END_HYPHEN.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     text = _CONTROL.sub("", unicodedata.normalize("NFKC", text))
     return _SPACE_BY_CJK.sub("", re.sub(r"\s+", " ", text)).strip()
@@ -80,10 +84,36 @@ def text_cer(reference: str, hypothesis: str) -> float:
     return Levenshtein.distance(ref, hyp) / max(1, len(ref))
 
 
+def tokens(text: str) -> list[str]:
+    """Words of letters, digits and the marks on them (a Thai vowel, a Devanagari matra, an Arabic
+    haraka belong to their word); in scripts written without spaces, each character with its marks."""
+    out: list[str] = []
+    word = ""
+    for ch in text:
+        if unicodedata.category(ch)[0] == "M" and (word or out):
+            if word:
+                word += ch
+            elif _NO_SPACE_CHAR.match(out[-1][0]):
+                out[-1] += ch
+        elif _NO_SPACE_CHAR.match(ch) and (ch.isalnum() or unicodedata.category(ch) == "Lo"):
+            if word:
+                out.append(word)
+            word = ""
+            out.append(ch)
+        elif ch.isalnum():
+            word += ch
+        elif word:
+            out.append(word)
+            word = ""
+    if word:
+        out.append(word)
+    return out
+
+
 def bag_of_words_f1(reference: str, hypothesis: str) -> float:
-    """F1 of the two multisets of tokens: words of letters and digits, each Han character on its own."""
-    ref = Counter(_TOKEN.findall(normalise(reference)))
-    hyp = Counter(_TOKEN.findall(normalise(hypothesis)))
+    """F1 of the two multisets of ``tokens``: words, and characters of scripts without spaces."""
+    ref = Counter(tokens(normalise(reference)))
+    hyp = Counter(tokens(normalise(hypothesis)))
     if not ref and not hyp:
         return 1.0
     common = sum((ref & hyp).values())

@@ -1,8 +1,10 @@
 """Real born-digital pages from Debian packages: fetch, ground truth, and the three ways to read them.
 
-The manifest (bench/accuracy/pages.json) names a package, its version, a PDF inside it and pages.
-`fetch` runs `apt-get download PACKAGE=VERSION` and unpacks only the PDFs it needs into a cache
-folder (kept between runs; the .deb is deleted afterwards). The ground truth of a page is its own
+The manifest (bench/accuracy/pages.json) names a package, its version, a PDF inside it (gzipped
+ones, ``.pdf.gz``, are unpacked too), the script and language it is written in, its split (``dev``
+or ``test``, by document: tests/data/sampling.py) and pages. `fetch` runs `apt-get download
+PACKAGE=VERSION` and unpacks only the PDFs it needs into a cache folder (kept between runs; the
+.deb is deleted afterwards). The ground truth of a page is its own
 text layer in the order it was typeset (PDFium's text order, which for TeX output is column by
 column). Each page is read three ways: the PDF page itself (the text-layer path), rendered clean,
 and rendered as a simulated scan (grey, tilted, blurred, noisy, JPEG; seeded per page).
@@ -11,6 +13,7 @@ and rendered as a simulated scan (grey, tilted, blurred, noisy, JPEG; seeded per
 from __future__ import annotations
 
 import fcntl
+import gzip
 import hashlib
 import io
 import json
@@ -46,20 +49,36 @@ class RealPage:
     kind: str
     lang: str
     ci: bool
+    script: str = "Latin"
+    split: str = "dev"
 
     @property
     def id(self) -> str:
         return f"{self.doc}-p{self.page:03d}"
 
     def pdf_path(self, cache: Path) -> Path:
-        return cache / f"{self.package}_{self.version}" / self.file
+        return document_path(self.package, self.version, self.file, cache)
+
+
+def document_path(package: str, version: str, file: str, cache: Path) -> Path:
+    """Where a manifest document's PDF lies once fetched (a gzipped one, unpacked)."""
+    return cache / f"{package}_{version}" / file.removesuffix(".gz")
 
 
 def load_pages(manifest: Path = MANIFEST) -> list[RealPage]:
     data = json.loads(manifest.read_text())
     return [
         RealPage(
-            d["id"], d["package"], d["version"], d["file"], p["page"], p["kind"], d["lang"], bool(p.get("ci", False))
+            d["id"],
+            d["package"],
+            d["version"],
+            d["file"],
+            p["page"],
+            p["kind"],
+            d["lang"],
+            bool(p.get("ci", False)),
+            d["script"],
+            d["split"],
         )
         for d in data["documents"]
         for p in d["pages"]
@@ -97,8 +116,13 @@ def _fetch_package(package: str, version: str, files: list[str], target: Path) -
         if result.returncode != 0:
             raise FetchError(f"{package}={version} does not hold {files}: {result.stderr.decode(errors='replace')}")
         for name in files:
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(unpacked / name, target / name)
+            path = target / name.removesuffix(".gz")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if name.endswith(".gz"):
+                with gzip.open(unpacked / name) as packed, path.open("wb") as out:
+                    shutil.copyfileobj(packed, out)
+            else:
+                shutil.move(unpacked / name, path)
 
 
 def _download(package: str, version: str, folder: Path) -> Path:

@@ -44,6 +44,13 @@ BOUNDS: dict[tuple[str, str], tuple[float, float, str]] = {
     ("latex-notes-zh-p034", "text_layer"): (0.02, 0.98, "Latin"),
     ("latex-notes-zh-p034", "clean"): (0.08, 0.90, "Han"),
     ("latex-notes-zh-p034", "scan"): (0.30, 0.88, "Han"),
+    # One text-layer page of a few scripts beyond Latin and Han, from small packages, so their
+    # fetch (a gzipped PDF too) stays tested; bench/accuracy.py measures them rendered (measured
+    # 0.0006, 0.0, 0.0, 0.29: the reference card's boxes are read in another order than PDFium's).
+    ("maint-guide-ru-p013", "text_layer"): (0.01, 0.99, "Cyrillic"),
+    ("maint-guide-ja-p010", "text_layer"): (0.01, 0.99, "Japanese"),
+    ("maint-guide-vi-p041", "text_layer"): (0.01, 0.99, "Latin"),
+    ("refcard-el-p002", "text_layer"): (0.45, 0.98, "Greek"),
 }
 
 
@@ -93,7 +100,8 @@ TEXT_LAYER_PAGE_CER = {
 
 
 def test_the_text_layer_path_reads_every_real_page_in_typeset_order() -> None:
-    pages = load_pages()
+    # The Latin and Chinese pages; the scripts beyond them are measured, not yet bounded (issue 21).
+    pages = [p for p in load_pages() if p.script in ("Latin", "Han")]
     try:
         fetch(pages)
     except FetchError as exc:

@@ -254,8 +254,8 @@ def test_results_that_do_not_match_the_document_are_refused(samples: Samples) ->
 
 
 # Right-to-left and explicit bidi characters are left out: PDFium hands text back in display order,
-# so a word such as "0\u05c6" comes back as "\u05c60". No engine here reads a right-to-left script
-# (no Hebrew or Arabic models are installed); a text layer for one would need its own test.
+# so a word such as "0\u05c6" comes back as "\u05c60". The default reads no right-to-left script
+# yet (the Hebrew and Arabic models are installed, issue 21); a text layer for one needs its own test.
 # Unassigned code points and noncharacters (Cn: U+FFFE, which PDFium drops) never reach a page
 # result: text cleaning removes them (documents/text.py).
 _RIGHT_TO_LEFT = {"R", "AL", "AN", "RLE", "RLO", "RLI", "LRE", "LRO", "LRI", "PDF", "PDI", "FSI"}

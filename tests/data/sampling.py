@@ -1,0 +1,102 @@
+"""Which pages of a document the real-page evaluation reads, and which split a document is in.
+
+Nobody picks the pages of a new document: ``draw_pages`` shuffles its page numbers with a seed
+made of ``SEED`` and the document's id, and takes the first ``count`` whose text layer passes
+``usable``. ``assign_splits`` puts whole documents into ``dev`` (tune here) and ``test``
+(report here), script by script, so no page of a test document was ever looked at while tuning.
+bench/sample_pages.py runs both over bench/accuracy/pages.json.
+"""
+
+from __future__ import annotations
+
+import random
+import unicodedata
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+SEED = 21
+SPLITS = ("test", "dev")
+# A page is drawn only when its text layer holds at least MIN_LETTERS letters (a title page, a
+# blank page, a full-page figure or the end of a chapter teach nothing), a share MIN_SCRIPT_SHARE
+# of them in the document's script (a page of English commands in a Russian manual does not test
+# Cyrillic), and no character that says the font's ToUnicode map is broken, so the ground truth
+# is the text a reader sees.
+MIN_LETTERS = 400
+MIN_SCRIPT_SHARE = 0.10
+
+# Unicode character-name prefixes per script (the names Tesseract's script models carry).
+_NAME_PREFIXES: dict[str, tuple[str, ...]] = {
+    "Latin": ("LATIN",),
+    "Han": ("CJK UNIFIED", "CJK COMPATIBILITY IDEOGRAPH"),
+    "Japanese": ("HIRAGANA", "KATAKANA"),
+    "Hangul": ("HANGUL",),
+    "Cyrillic": ("CYRILLIC",),
+    "Greek": ("GREEK",),
+    "Arabic": ("ARABIC",),
+    "Hebrew": ("HEBREW",),
+    "Thai": ("THAI",),
+    "Lao": ("LAO",),
+    "Khmer": ("KHMER",),
+    "Devanagari": ("DEVANAGARI",),
+    "Bengali": ("BENGALI",),
+    "Armenian": ("ARMENIAN",),
+    "Georgian": ("GEORGIAN",),
+    "Myanmar": ("MYANMAR",),
+    "Ethiopic": ("ETHIOPIC",),
+}
+# Vietnamese is Latin; its own letters are the stacked and horned ones.
+_VIETNAMESE = set("ăâđêôơưĂÂĐÊÔƠƯ") | {chr(c) for c in range(0x1EA0, 0x1EFA)}
+
+
+def in_script(char: str, script: str) -> bool:
+    if script == "Vietnamese":
+        return char in _VIETNAMESE
+    return unicodedata.name(char, "").startswith(_NAME_PREFIXES[script])
+
+
+def broken_text_layer(text: str) -> bool:
+    """U+FFFD or private-use characters: glyphs the font's ToUnicode map could not name."""
+    return any(ch == "\ufffd" or "\ue000" <= ch <= "\uf8ff" for ch in text)
+
+
+def usable(text: str, script: str) -> bool:
+    """The rule for a page worth drawing (see MIN_LETTERS and MIN_SCRIPT_SHARE)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if len(letters) < MIN_LETTERS or broken_text_layer(text):
+        return False
+    return sum(in_script(ch, script) for ch in letters) >= MIN_SCRIPT_SHARE * len(letters)
+
+
+def draw_pages(doc_id: str, page_count: int, count: int, text_of: Callable[[int], str], script: str) -> list[int]:
+    """``count`` 1-based page numbers of a document, in the order drawn; fewer when fewer pass."""
+    order = list(range(1, page_count + 1))
+    random.Random(f"{SEED}/{doc_id}").shuffle(order)
+    drawn: list[int] = []
+    for page in order:
+        if len(drawn) == count:
+            break
+        if usable(text_of(page), script):
+            drawn.append(page)
+    return drawn
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    script: str
+
+
+def assign_splits(documents: Iterable[Document]) -> dict[str, str]:
+    """Document id -> split. Per script, the documents in a seeded order take turns: test, dev,
+    test, ... A script with one document has it in ``test`` only (nothing of it to tune on)."""
+    by_script: defaultdict[str, list[str]] = defaultdict(list)
+    for doc in documents:
+        by_script[doc.script].append(doc.id)
+    splits: dict[str, str] = {}
+    for script, ids in sorted(by_script.items()):
+        order = sorted(ids)
+        random.Random(f"{SEED}/{script}").shuffle(order)
+        for i, doc_id in enumerate(order):
+            splits[doc_id] = SPLITS[i % 2]
+    return splits
