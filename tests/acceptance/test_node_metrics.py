@@ -58,6 +58,9 @@ def assert_counts_the_work(url: str, documents: int) -> None:
     assert total(samples, "ocrqueue_claims_total", kind="ocr") == documents
     assert total(samples, "ocrqueue_task_duration_seconds_count", kind="ocr", outcome="completed") == documents
     assert total(samples, "ocrqueue_queue_depth", kind="ocr", status="pending") == 0
+    # every page of every document went through the text-layer path's stages, timed in the workers
+    assert total(samples, "ocrqueue_page_stage_seconds_count", stage="textlayer.judge") == documents * PAGES
+    assert total(samples, "ocrqueue_page_stage_seconds_count", stage="textlayer.read") == documents * PAGES
 
 
 def assert_no_child_died(output: str) -> None:
