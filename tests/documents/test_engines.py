@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 from PIL import Image
 
 from ocrqueue.documents import (
+    EngineCapabilities,
     EngineOutput,
     Line,
     ProcessOptions,
     RecognitionRequest,
     get_engine,
-    register_engine,
+    registered_engine,
 )
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.detector import LayoutBox
@@ -28,10 +29,14 @@ class FormulaEngine:
     """Like a vision model: answers formula crops with LaTeX, leaves the rest to Tesseract."""
 
     name: str = "fake-vlm"
-    reads_regions: bool = True
 
     def __post_init__(self) -> None:
         self.tasks: list[str] = []
+
+    @property
+    def capabilities(self) -> EngineCapabilities:
+        tesseract = get_engine("tesseract").capabilities
+        return replace(tesseract, reads_regions=True, detects_orientation=False, detects_script=False)
 
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
         self.tasks.append(request.task)
@@ -52,9 +57,9 @@ def test_plugin_engine_gets_formula_crops_and_its_latex_reaches_markdown(
     samples: Samples, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     engine = FormulaEngine()
-    register_engine("fake-vlm", lambda: engine)
     monkeypatch.setattr(ocrregions, "get_layout_model", lambda: FormulaLayout())
-    result = run(samples.data("english"), engine="fake-vlm")
+    with registered_engine("fake-vlm", lambda: engine):
+        result = run(samples.data("english"), engine="fake-vlm")
     page = result.pages[0]
     assert page.source == "fake-vlm"
     assert "formula" in engine.tasks and "text" in engine.tasks

@@ -4,7 +4,7 @@ The page is rendered, looked at once cheaply (firstlook.py: which way up, which 
 upright, and read by the engine and languages chosen for it (choice.py). It is straightened and
 its ruling lines and tables found; then either the engine reads the whole page once and its
 words are split by layout (ocrpage.py, classic OCR engines), or each layout region is cropped and
-read on its own (ocrregions.py, engines with ``reads_regions`` such as vision models). Boxes are
+read on its own (ocrregions.py, engines whose capabilities say ``reads_regions``, such as vision models). Boxes are
 converted from pixels back to points so both the OCR and the text-layer path share one coordinate
 frame: that of the page as read, upright.
 """
@@ -21,7 +21,7 @@ from ocrqueue.documents.model import Block, PageResult
 from ocrqueue.documents.ocr.assemble import Figures, OcrPage
 from ocrqueue.documents.ocr.by_region import read_regions
 from ocrqueue.documents.ocr.detect import FirstLook, look, turn
-from ocrqueue.documents.ocr.engine_choice import choose, tesseract
+from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine
 from ocrqueue.documents.ocr.script_recheck import HAN, holds_han
 from ocrqueue.documents.ocr.whole_page import read_whole_page
 from ocrqueue.documents.options import ProcessOptions
@@ -41,7 +41,7 @@ def from_ocr(page: PageInput, options: ProcessOptions, warnings: list[str]) -> P
         engine_name, languages = choose(options, scripts)
         engine = get_engine(engine_name)
         ocr_page = OcrPage(page.index, height, straight, rules, dpi, scale, engine, languages)
-        reader = read_regions if getattr(engine, "reads_regions", False) else read_whole_page
+        reader = read_regions if engine.capabilities.reads_regions else read_whole_page
         return (engine.name, languages, *reader(ocr_page, options.layout_model))
 
     name, languages, blocks, figures = read(scripts)
@@ -73,7 +73,7 @@ def _upright(
     raster = page.render(options.dpi)
     if raster.lowered_from is not None:
         warnings.append(f"rendered at {raster.dpi} dpi instead of {raster.lowered_from} to stay within the limits")
-    first = look(raster.image, raster.dpi, tesseract())
+    first = look(raster.image, raster.dpi, first_look_engine(options))
     if first.rotation:
         warnings.append(f"turned {first.rotation} degrees clockwise to read it upright")
     return turn(raster.image, first.rotation), first, raster.dpi, raster.scale
