@@ -9,6 +9,7 @@ do not change the model. The RapidOCR object keeps per-call state, so calls are 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import threading
 from collections.abc import Sequence
@@ -32,9 +33,11 @@ REC_MODEL_READS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 
 
+@functools.cache
 def shipped_capabilities() -> EngineCapabilities | None:
     """What the recognition models in the installed rapidocr package read, found without loading
-    them (that costs ~235 MB); None without the package or a model it knows."""
+    them (that costs ~235 MB); None without the package or a model it knows. Asked per page with
+    Han before the engine is built, so looked up once."""
     spec = importlib.util.find_spec("rapidocr")
     if spec is None or not spec.submodule_search_locations:
         return None
