@@ -156,3 +156,9 @@ def test_the_first_look_goes_to_the_named_engine_only_if_it_detects_orientation(
         assert first_look_engine(ProcessOptions(engine="echo")) is get_engine("tesseract")
     with registered_engine("tesseract", lambda: EchoEngine("tesseract")):
         assert first_look_engine(ProcessOptions()) is None
+
+
+def test_two_names_with_one_factory_get_an_instance_each() -> None:
+    with registered_engine("one", EchoEngine), registered_engine("two", EchoEngine):
+        assert get_engine("one") is not get_engine("two")
+        assert get_engine("one") is get_engine("one")

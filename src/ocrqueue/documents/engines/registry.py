@@ -27,11 +27,12 @@ ENTRY_POINT_GROUP = "ocrqueue.engines"
 log = logging.getLogger("ocrqueue.engines")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EngineSpec:
     """How to build an engine and, when that is cheaper than building it, how to learn its
     capabilities (None from ``capabilities``: not usable here, e.g. its package is missing).
-    Without ``capabilities`` they are read from the built engine."""
+    Without ``capabilities`` they are read from the built engine. Each spec is its own (compared
+    by identity): it keys the one instance built from it, even when two names share a factory."""
 
     build: Callable[[], OcrEngine]
     capabilities: Callable[[], EngineCapabilities | None] | None = None
