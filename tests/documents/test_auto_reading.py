@@ -12,7 +12,8 @@ from metrics import text_cer
 from PIL import Image
 
 from ocrqueue.documents import InvalidOptionsError, ProcessOptions
-from ocrqueue.documents.ocr.engine_choice import choose, tesseract
+from ocrqueue.documents.engines import engine_capabilities
+from ocrqueue.documents.ocr.engine_choice import choose
 from ocrqueue.documents.scripts import languages_for, scripts_in
 
 from .conftest import Samples
@@ -39,7 +40,10 @@ def test_explicit_engine_and_languages_win_over_what_a_page_holds() -> None:
 def test_latin_is_read_with_tesseracts_model_for_the_whole_script() -> None:
     """Latin pages, found or assumed (a blank page), get the Latin script model when it is
     installed; named languages are kept as named, and a page with Chinese keeps ``eng``."""
-    assert "Latin" in tesseract().installed  # scripts/system-deps.sh installs tesseract-ocr-script-latn
+    tesseract = engine_capabilities("tesseract")
+    assert (
+        tesseract is not None and "Latin" in tesseract.languages
+    )  # scripts/system-deps.sh installs tesseract-ocr-script-latn
     assert choose(ProcessOptions(), ("Latin",)) == ("tesseract", ("Latin",))
     assert choose(ProcessOptions(), ()) == ("tesseract", ("Latin",))
     assert choose(ProcessOptions(languages=("eng",)), ("Latin",)) == ("tesseract", ("eng",))

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PIL import Image
 
 from ocrqueue.documents import (
+    EngineCapabilities,
     EngineOutput,
     Line,
     PipelineResources,
     ProcessOptions,
     RecognitionRequest,
     get_engine,
-    register_engine,
+    registered_engine,
 )
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.detector import LayoutBox
@@ -27,10 +28,14 @@ class FormulaEngine:
     """Like a vision model: answers formula crops with LaTeX, leaves the rest to Tesseract."""
 
     name: str = "fake-vlm"
-    reads_regions: bool = True
 
     def __post_init__(self) -> None:
         self.tasks: list[str] = []
+
+    @property
+    def capabilities(self) -> EngineCapabilities:
+        tesseract = get_engine("tesseract").capabilities
+        return replace(tesseract, reads_regions=True, detects_orientation=False, detects_script=False)
 
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
         self.tasks.append(request.task)
@@ -49,8 +54,7 @@ class FormulaLayout:
 
 def test_plugin_engine_gets_formula_crops_and_its_latex_reaches_markdown(samples: Samples) -> None:
     engine = FormulaEngine()
-    register_engine("fake-vlm", lambda: engine)
-    with PipelineResources(layout_model=FormulaLayout) as resources:
+    with registered_engine("fake-vlm", lambda: engine), PipelineResources(layout_model=FormulaLayout) as resources:
         result = run(samples.data("english"), resources, engine="fake-vlm")
     page = result.pages[0]
     assert page.source == "fake-vlm"

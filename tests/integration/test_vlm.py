@@ -18,11 +18,11 @@ from support.service import running_service
 from support.vlm_standin import StandIn, running_standin
 from support.waiting import wait_for, wait_terminal
 
-from ocrqueue.documents import DocumentLimits, ProcessOptions, open_document, process_page
+from ocrqueue.documents import DocumentLimits, ProcessOptions, open_document, process_page, unregister_engine
 from ocrqueue.documents.vlm import VlmConfig
 from ocrqueue.queue import QueueConfig, Store, TaskStatus, Worker
 from ocrqueue.queue.metrics import QueueMetrics
-from ocrqueue.service.engines import configure_vlm
+from ocrqueue.service.engines import VLM_ENGINE, configure_vlm
 from ocrqueue.service.kinds import build_registry
 from ocrqueue.service.submission import Submission, submit_document
 from ocrqueue.storage import LocalStorage
@@ -32,6 +32,13 @@ VLM_OCR = ProcessOptions(mode="ocr", engine="vlm", layout_model=False)
 FAST_RETRIES = QueueConfig(
     lease_seconds=10, heartbeat_seconds=1, reaper_seconds=1, poll_seconds=0.2, concurrency=2, backoff_base_seconds=0.1
 )
+
+
+@pytest.fixture(autouse=True)
+def _vlm_engine_unregistered() -> Iterator[None]:
+    """configure_vlm registers the process-wide `vlm` engine; each test takes it away again."""
+    yield
+    unregister_engine(VLM_ENGINE)
 
 
 def png(*lines: str) -> bytes:

@@ -14,7 +14,7 @@ from prometheus_client import REGISTRY
 from support.vlm_standin import FORMULA_LATEX, TABLE_HTML, StandIn, running_standin
 from support.waiting import wait_for
 
-from ocrqueue.documents.engines.base import RecognitionRequest
+from ocrqueue.documents.engines import RecognitionRequest, unregister_engine
 from ocrqueue.documents.engines.vlm import VlmEngine
 from ocrqueue.documents.vlm import (
     BreakerState,
@@ -26,7 +26,7 @@ from ocrqueue.documents.vlm import (
 )
 from ocrqueue.queue import TransientError, classify
 from ocrqueue.queue.errors import ErrorKind
-from ocrqueue.service.engines import ModelGate, configure_vlm
+from ocrqueue.service.engines import VLM_ENGINE, ModelGate, configure_vlm
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -37,6 +37,13 @@ def words_image(*lines: str) -> Image.Image:
     for i, line in enumerate(lines):
         draw.text((30, 30 + 70 * i), line, font=ImageFont.truetype(FONT, 36), fill="black")
     return image
+
+
+@pytest.fixture(autouse=True)
+def _vlm_engine_unregistered() -> Iterator[None]:
+    """configure_vlm registers the process-wide `vlm` engine; each test takes it away again."""
+    yield
+    unregister_engine(VLM_ENGINE)
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,18 @@ Typical use by a task handler::
 It knows nothing about queues or HTTP; every failure caused by the input is a DocumentError.
 """
 
-from ocrqueue.documents.engines import EngineOutput, OcrEngine, RecognitionRequest, available_engines, get_engine
-from ocrqueue.documents.engines.base import register_engine
+from ocrqueue.documents.engines import (
+    EngineCapabilities,
+    EngineOutput,
+    EngineSpec,
+    OcrEngine,
+    RecognitionRequest,
+    available_engines,
+    get_engine,
+    register_engine,
+    registered_engine,
+    unregister_engine,
+)
 from ocrqueue.documents.errors import (
     CorruptDocumentError,
     DocumentError,
@@ -64,7 +74,9 @@ __all__ = [
     "DocumentResult",
     "EmptyDocumentError",
     "EncryptedPdfError",
+    "EngineCapabilities",
     "EngineOutput",
+    "EngineSpec",
     "InputFormat",
     "InvalidOptionsError",
     "Line",
@@ -97,5 +109,7 @@ __all__ = [
     "open_document",
     "process_page",
     "register_engine",
+    "registered_engine",
     "sniff_format",
+    "unregister_engine",
 ]

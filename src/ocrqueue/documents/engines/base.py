@@ -1,21 +1,20 @@
-"""The engine interface and the registry that builds one shared instance per engine name.
+"""The engine interface: what an engine is handed, what it answers, and what it declares it can do.
 
 An engine is handed an image (a page region or a crop) and a request saying which languages and
 which task: text, a table cell, a whole table or a formula. Classic OCR engines ignore the task; a vision
 model engine (`vlm`: any OpenAI-compatible VLM, engines/vlm.py) turns it into its prompt and may answer with
-markup (LaTeX for formulas, HTML for tables) besides lines.
+markup (LaTeX for formulas, HTML for tables) besides lines. What an engine can do is data
+(`EngineCapabilities`), read by the chooser (documents/ocr/engine_choice.py), never guessed from its name.
+Engines are found by name through engines/registry.py.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from PIL import Image
 
-from ocrqueue.documents.errors import UnknownEngineError
 from ocrqueue.documents.model import Line
 
 # "page": a whole page, read once (engines that find lines on their own); "text": a text region;
@@ -39,68 +38,59 @@ class EngineOutput:
     markup: str | None = None
 
 
+@dataclass(frozen=True)
+class EngineCapabilities:
+    """What an engine can do, as the chooser and the reading stages see it.
+
+    ``scripts``: the scripts it reads (documents/scripts.py names: Latin, Han, ...). ``languages``:
+    the language codes it can be asked for (Tesseract's: eng, chi_sim, Latin); empty for an engine
+    that reads what it sees and ignores the languages asked (a vision model). ``word_boxes``: its
+    words come with their own measured boxes. ``reads_regions``: it is handed each layout region
+    as a crop with the region's task (a vision model reads a region best when it sees nothing else
+    and is told what it holds) instead of the whole page once. ``reads_whole_tables``: a ruled table
+    goes to it whole (task "table", answered with markup), not cell by cell. ``detects_orientation``
+    and ``detects_script``: it implements ``OrientationDetector`` (Tesseract's OSD). ``needs_model_server``:
+    it calls a model server, so tasks using it go through the server's breaker.
+    """
+
+    scripts: frozenset[str] = frozenset()
+    languages: frozenset[str] = frozenset()
+    word_boxes: bool = False
+    reads_regions: bool = False
+    reads_whole_tables: bool = False
+    detects_orientation: bool = False
+    detects_script: bool = False
+    needs_model_server: bool = False
+
+
 class OcrEngine(Protocol):
     """Recognise text in an image. Implementations must be safe to call from several threads.
 
     By default the pipeline hands an engine each page once (task "page") and splits the lines by
-    layout afterwards. An engine with a true class attribute ``reads_regions`` (a vision model,
-    which reads a region best when it sees nothing else and is told what it holds) is handed each
-    layout region as a crop with the region's task instead.
+    layout afterwards; one whose capabilities say ``reads_regions`` is handed each layout region
+    as a crop with the region's task instead.
     """
 
-    name: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def capabilities(self) -> EngineCapabilities: ...
 
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput: ...
 
 
-_FACTORIES: dict[str, Callable[[], OcrEngine]] = {}
-_INSTANCES: dict[str, OcrEngine] = {}
-_LOCK = threading.Lock()
+@dataclass(frozen=True)
+class Orientation:
+    rotation: int  # how far clockwise the image must be turned to stand upright: 0, 90, 180 or 270
+    confidence: float  # the detector's; for Tesseract above about 1.5 it is rarely wrong
+    script: str  # the script it saw most of (Tesseract OSD's names: Latin, Han, Japanese, Cyrillic, ...)
+    script_confidence: float
 
 
-def register_engine(name: str, factory: Callable[[], OcrEngine]) -> None:
-    """Make an engine available under ``name``; the factory runs once, on first use.
+@runtime_checkable
+class OrientationDetector(OcrEngine, Protocol):
+    """An engine that declares ``detects_orientation`` (or ``detects_script``) also tells which way
+    up an image is and the script it holds; None when it sees too little text to tell."""
 
-    Registering a name again replaces its factory and drops the instance built by the old one."""
-    with _LOCK:
-        _FACTORIES[name] = factory
-        _INSTANCES.pop(name, None)
-
-
-def available_engines() -> list[str]:
-    _register_builtins()
-    return sorted(_FACTORIES)
-
-
-def get_engine(name: str) -> OcrEngine:
-    """The process-wide instance of engine ``name`` (created on first use)."""
-    _register_builtins()
-    with _LOCK:
-        engine = _INSTANCES.get(name)
-        if engine is None:
-            factory = _FACTORIES.get(name)
-            if factory is None:
-                raise UnknownEngineError(f"unknown OCR engine {name!r}; available: {', '.join(sorted(_FACTORIES))}")
-            engine = _INSTANCES[name] = factory()
-        return engine
-
-
-def _register_builtins() -> None:
-    """Built-in engines are imported lazily so a missing optional package only matters when used."""
-    with _LOCK:
-        if "tesseract" in _FACTORIES:
-            return
-        _FACTORIES["tesseract"] = _tesseract
-        _FACTORIES["rapidocr"] = _rapidocr
-
-
-def _tesseract() -> OcrEngine:
-    from ocrqueue.documents.engines.tesseract import TesseractEngine
-
-    return TesseractEngine()
-
-
-def _rapidocr() -> OcrEngine:
-    from ocrqueue.documents.engines.rapid import RapidOcrEngine
-
-    return RapidOcrEngine()
+    def orientation(self, image: Image.Image, dpi: int) -> Orientation | None: ...

@@ -9,29 +9,61 @@ do not change the model. The RapidOCR object keeps per-call state, so calls are 
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import cast
 
 import numpy as np
 from PIL import Image
 
-from ocrqueue.documents.engines.base import EngineOutput, RecognitionRequest
+from ocrqueue.documents.engines.base import EngineCapabilities, EngineOutput, RecognitionRequest
 from ocrqueue.documents.engines.cpus import usable_cpus
 from ocrqueue.documents.errors import InvalidOptionsError
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.rows import merge_rows
 from ocrqueue.documents.model import Line, Word
 
+# The scripts (and the languages, in Tesseract's codes) that the recognition models shipped inside
+# the rapidocr wheel read, by model file name: PP-OCRv6's (the `ch` model) reads Chinese and English together.
+REC_MODEL_READS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "PP-OCRv6_rec": (frozenset({"Han", "Latin"}), frozenset({"chi_sim", "chi_tra", "eng"})),
+}
+
+
+@functools.cache
+def shipped_capabilities() -> EngineCapabilities | None:
+    """What the recognition models in the installed rapidocr package read, found without loading
+    them (that costs ~235 MB); None without the package or a model it knows. Asked per page with
+    Han before the engine is built, so looked up once."""
+    spec = importlib.util.find_spec("rapidocr")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    scripts: set[str] = set()
+    languages: set[str] = set()
+    for folder in spec.submodule_search_locations:
+        for model in Path(folder, "models").glob("*_rec*.onnx"):
+            for prefix, (reads, codes) in REC_MODEL_READS.items():
+                if model.name.startswith(prefix):
+                    scripts |= reads
+                    languages |= codes
+    if not scripts:
+        return None
+    # reads_regions: its text detector misses whole lines on full scanned pages that it finds on
+    # region crops (bench/ocr.py scan set: CER 4.2 % whole-page against 0 % by region), and it is
+    # no faster on a page than on its regions.
+    return EngineCapabilities(
+        scripts=frozenset(scripts), languages=frozenset(languages), word_boxes=True, reads_regions=True
+    )
+
 
 class RapidOcrEngine:
     name = "rapidocr"
-    reads_regions = True
-    """Its text detector misses whole lines on full scanned pages that it finds on region crops
-    (bench/ocr.py scan set: CER 4.2 % whole-page against 0 % by region), and it is no faster on
-    a page than on its regions."""
 
     def __init__(self) -> None:
+        capabilities = shipped_capabilities()
         try:
             from rapidocr import RapidOCR
             from rapidocr.utils.output import RapidOCROutput
@@ -39,6 +71,9 @@ class RapidOcrEngine:
             raise InvalidOptionsError(
                 "the rapidocr engine is not installed (pip install 'ocrqueue[rapidocr]')"
             ) from exc
+        if capabilities is None:
+            raise InvalidOptionsError("the rapidocr package holds no recognition model this engine knows")
+        self.capabilities = capabilities
         self._output_type = RapidOCROutput
         self._ocr = RapidOCR(
             params={

@@ -13,16 +13,16 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import tesserocr
 from PIL import Image
 
-from ocrqueue.documents.engines.base import EngineOutput, RecognitionRequest
+from ocrqueue.documents.engines.base import EngineCapabilities, EngineOutput, Orientation, RecognitionRequest
 from ocrqueue.documents.errors import InvalidOptionsError
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.scripts import LANGUAGE_SCRIPTS
 from ocrqueue.documents.text import join_words
 
 TESSDATA_CANDIDATES = (
@@ -51,12 +51,29 @@ def find_tessdata() -> str:
     raise InvalidOptionsError("Tesseract language data not found: install tesseract-ocr-eng or set TESSDATA_PREFIX")
 
 
-@dataclass(frozen=True)
-class Orientation:
-    rotation: int  # how far clockwise the image must be turned to stand upright: 0, 90, 180 or 270
-    confidence: float  # Tesseract's; above about 1.5 it is rarely wrong
-    script: str  # the script it saw most of (Latin, Han, Japanese, Cyrillic, ...)
-    script_confidence: float
+# Script models (Debian's tesseract-ocr-script-*) are named after their script, but for these.
+SCRIPT_MODEL_SCRIPTS = {"HanS": "Han", "HanT": "Han"}
+
+
+def installed_capabilities(installed: frozenset[str]) -> EngineCapabilities:
+    """What Tesseract can do with the traineddata files installed: each language reads its script
+    (chi_sim Han, rus Cyrillic, other known ones Latin), a script model (``Latin``) its own;
+    orientation and script detection need ``osd``."""
+    languages = installed - {"osd"}
+    return EngineCapabilities(
+        scripts=frozenset(map(_script_read_by, languages)),
+        languages=frozenset(languages),
+        word_boxes=True,
+        detects_orientation="osd" in installed,
+        detects_script="osd" in installed,
+    )
+
+
+def _script_read_by(language: str) -> str:
+    name = language.removesuffix("_vert")
+    if name[:1].isupper():
+        return SCRIPT_MODEL_SCRIPTS.get(name, name)
+    return LANGUAGE_SCRIPTS.get(name, "Latin")
 
 
 class TesseractEngine:
@@ -66,6 +83,7 @@ class TesseractEngine:
         self.tessdata = tessdata or find_tessdata()
         _, langs = tesserocr.get_languages(self.tessdata)
         self.installed = frozenset(langs)
+        self.capabilities = installed_capabilities(self.installed)
         self._free: dict[str, list[tesserocr.PyTessBaseAPI]] = {}
         self._free_osd: list[tesserocr.PyTessBaseAPI] = []
         self._lock = threading.Lock()

@@ -12,18 +12,27 @@ from __future__ import annotations
 
 from PIL import Image
 
-from ocrqueue.documents.engines.base import EngineOutput, RecognitionRequest
+from ocrqueue.documents.engines.base import EngineCapabilities, EngineOutput, RecognitionRequest
+from ocrqueue.documents.scripts import SCRIPT_LANGUAGES
 from ocrqueue.documents.vlm.client import VlmClient
 from ocrqueue.documents.vlm.lines import place_lines
 from ocrqueue.documents.vlm.prompts import clean_formula, prompt_for, strip_fence, table_lines, text_lines
 
+# Each layout region is cropped and sent with its task prompt; ruled tables go to the model whole
+# (`Table Recognition:`), not cell by cell. It reads what it sees: every script, no languages asked.
+# Its word boxes are placed on the crop's ink, not measured; it detects no orientation, so the
+# first look asks the engine that does (documents/ocr/engine_choice.py).
+VLM_CAPABILITIES = EngineCapabilities(
+    scripts=frozenset(SCRIPT_LANGUAGES),
+    reads_regions=True,
+    reads_whole_tables=True,
+    needs_model_server=True,
+)
+
 
 class VlmEngine:
     name = "vlm"
-    reads_regions = True
-    """Each layout region is cropped and sent with its task prompt (see engines/base.py)."""
-    reads_whole_tables = True
-    """Ruled tables go to the model whole (`Table Recognition:`), not cell by cell."""
+    capabilities = VLM_CAPABILITIES
 
     def __init__(self, client: VlmClient, max_tokens: int | None = None) -> None:
         self.client = client

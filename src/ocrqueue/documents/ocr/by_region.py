@@ -113,7 +113,7 @@ def _model_table(page: OcrPage, grid: TableGrid) -> Block | None:
 def _table_block(page: OcrPage, grid: TableGrid, rules: Mask) -> Block:
     """Recognise each cell on its own, inset from its rules (which are painted out as well); an
     engine that reads whole tables (`reads_whole_tables`) gets the table in one request instead."""
-    if getattr(page.engine, "reads_whole_tables", False):
+    if page.engine.capabilities.reads_whole_tables:
         whole = _model_table(page, grid)
         if whole is not None:
             return whole

@@ -1,13 +1,15 @@
 """A cheap first look at a rendered page before it is read: which way up it is and which script it holds.
 
-Tesseract's orientation and script detection (OSD, Debian's tesseract-ocr-osd) looks at the
-middle of the page's ink, at most ``OSD_SIDE_IN`` inches a side at 200 dpi or less (about 0.1 to
-0.3 s of one core; on a whole page it took 0.4 to 0.5 s and was no more often right). Its
-orientation was right on every page of the evaluation turned every way; it is taken when
-Tesseract is sure and it agrees with the direction the page's text lines run (blank rows of paper
-between lines across an upright page, blank columns on a page lying on its side). Its script is
-right less often (a Chinese page full of code looks Latin to it; Chinese is sometimes called
-Japanese): Han and Japanese count as Han, and a script whose language is not installed as Latin.
+It is taken by an engine that declares orientation detection (ocr/engine_choice.py picks it; none
+found: the page is taken as upright, its script unknown). Tesseract's orientation and script
+detection (OSD, Debian's tesseract-ocr-osd) looks at the middle of the page's ink, at most
+``OSD_SIDE_IN`` inches a side at 200 dpi or less (about 0.1 to 0.3 s of one core; on a whole page
+it took 0.4 to 0.5 s and was no more often right). Its orientation was right on every page of the
+evaluation turned every way; it is taken when Tesseract is sure and it agrees with the direction
+the page's text lines run (blank rows of paper between lines across an upright page, blank columns
+on a page lying on its side). Its script is right less often (a Chinese page full of code looks
+Latin to it; Chinese is sometimes called Japanese): Han and Japanese count as Han, and a script
+whose language is not installed as Latin.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from ocrqueue.documents.engines.tesseract import TesseractEngine
+from ocrqueue.documents.engines import OrientationDetector
 from ocrqueue.documents.layout.straighten import cells_to_pixels, marked_box
 from ocrqueue.documents.scripts import SCRIPT_LANGUAGES
 
@@ -40,7 +42,9 @@ def turn(image: Image.Image, rotation: int) -> Image.Image:
     return image.transpose(transpose[rotation]) if rotation else image
 
 
-def look(image: Image.Image, dpi: int, tesseract: TesseractEngine) -> FirstLook:
+def look(image: Image.Image, dpi: int, detector: OrientationDetector | None) -> FirstLook:
+    if detector is None:
+        return FirstLook(0, ())
     gray = image if image.mode == "L" else image.convert("L")
     box = _ink_box(gray)
     if box is None:
@@ -49,11 +53,13 @@ def look(image: Image.Image, dpi: int, tesseract: TesseractEngine) -> FirstLook:
     crop = gray.crop(_middle(box, round(OSD_SIDE_IN * dpi)))
     if dpi > OSD_DPI:
         crop = crop.resize((crop.width * OSD_DPI // dpi, crop.height * OSD_DPI // dpi), Image.Resampling.BILINEAR)
-    found = tesseract.orientation(crop, min(dpi, OSD_DPI))
+    found = detector.orientation(crop, min(dpi, OSD_DPI))
     if found is None:
         return FirstLook(0, ())
     sure = found.confidence >= OSD_MIN_CONFIDENCE and (found.rotation in (90, 270)) == sideways
-    return FirstLook(found.rotation if sure else 0, (_script(found.script, tesseract.installed),))
+    capabilities = detector.capabilities
+    scripts = (_script(found.script, capabilities.languages),) if capabilities.detects_script else ()
+    return FirstLook(found.rotation if sure else 0, scripts)
 
 
 def _script(name: str, installed: frozenset[str]) -> str:

@@ -1,61 +1,89 @@
-"""Which engine and languages read a page, from the options and the scripts found on it.
+"""Which engine and languages read a page, and which engine takes the first look, by capability.
 
 ``engine="auto"`` picks per script by the real-page evaluation (bench/accuracy.py; the tables are
-in docs/documents.md): RapidOCR's PP-OCR models for pages with Chinese, which they read far
-better (and the Latin runs in them too); Tesseract for the rest, Latin pages with its model for
-the whole Latin script (``LATIN_MODEL``). RapidOCR reads English better still (CER 0.017 against
-0.024 on clean renders), but at three to five times the CPU a page, and with it reading Latin
-pages OCRmyPDF's poster took 997 MB against the 800 MB bound, and generated pages lost a figure
-crop, a display formula and brochure lines (docs/documents.md). Without the rapidocr package,
-Tesseract reads everything. ``languages=("auto",)`` reads a page with the languages of the
-scripts found on it; a page with Chinese is always read with English as well, since Chinese
-text carries Latin words, commands and numbers. Explicit values always win.
+in docs/documents.md), written down as data in ``MEASURED_RANKING``: for a script listed there, the
+engine ranked first among those installed that read it; a page holding no listed script goes to the
+first installed engine of ``OTHER_PAGES``. RapidOCR's PP-OCR models rank first for pages with
+Chinese, which they read far better (and the Latin runs in them too). Tesseract reads the rest,
+Latin pages with its model for the whole Latin script (``LATIN_MODEL``): RapidOCR reads English
+better still (CER 0.017 against 0.024 on clean renders), but at three to five times the CPU a page,
+and with it reading Latin pages OCRmyPDF's poster took 997 MB against the 800 MB bound, and generated
+pages lost a figure crop, a display formula and brochure lines (docs/documents.md). Without the
+rapidocr package, Tesseract reads everything. ``languages=("auto",)`` reads a page with the
+languages of the scripts found on it that its engine can be asked for; a page with Chinese is
+always read with English as well, since Chinese text carries Latin words, commands and numbers.
+Explicit values always win.
+
+The first look (orientation and script, ocr/detect.py) is taken by the engine chosen by name if it
+detects orientation, else by the first engine of the registry that does (Tesseract's OSD): pages are
+always turned upright before their layout is analysed, whatever engine then reads them, so with
+``engine=vlm`` orientation detection is the one capability that still asks for Tesseract.
 """
 
 from __future__ import annotations
 
-import importlib.util
-from typing import cast
-
-from ocrqueue.documents.engines import get_engine
-from ocrqueue.documents.engines.tesseract import TesseractEngine
+from ocrqueue.documents.engines import (
+    EngineCapabilities,
+    OrientationDetector,
+    engine_capabilities,
+    first_engine_with,
+    orientation_detector,
+)
 from ocrqueue.documents.options import AUTO, ProcessOptions
-from ocrqueue.documents.scripts import languages_for, scripts_of_languages
+from ocrqueue.documents.scripts import SCRIPT_LANGUAGES, languages_for, scripts_of_languages
 
-ENGINE_FOR_SCRIPT: dict[str, str] = {"Han": "rapidocr"}
-FALLBACK_ENGINE = "tesseract"
+# bench/accuracy.py's ranking per script, best first (docs/documents.md, "Choosing an engine").
+MEASURED_RANKING: dict[str, tuple[str, ...]] = {"Han": ("rapidocr", "tesseract")}
+OTHER_PAGES: tuple[str, ...] = ("tesseract",)
 FALLBACK_LANGUAGES = ("eng",)
 # Tesseract's model for the whole Latin script (Debian's tesseract-ocr-script-latn): it reads the
 # accents of every Latin-script language ("Brücke", "niño"; ``eng`` read "Briicke", "nifio"), and
 # English better than ``eng`` too (bench/accuracy.py: CER 0.024 against 0.027 clean).
 LATIN_MODEL = "Latin"
-
-
-def tesseract() -> TesseractEngine:
-    return cast(TesseractEngine, get_engine("tesseract"))
+# An engine that is asked for no languages (it reads what it sees) records those of the scripts found.
+EVERY_LANGUAGE = frozenset(SCRIPT_LANGUAGES.values())
 
 
 def choose(options: ProcessOptions, scripts: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """(engine name, languages) for a page on which ``scripts`` were found (most letters first)."""
-    if options.languages == (AUTO,):
-        if "Han" in scripts and "Latin" not in scripts:
-            scripts = (*scripts, "Latin")
-        installed = tesseract().installed
-        languages = languages_for(scripts, installed) or FALLBACK_LANGUAGES
-        if "Han" not in scripts and LATIN_MODEL in installed:
-            languages = tuple(LATIN_MODEL if lang == "eng" else lang for lang in languages)
-    else:
-        languages = options.languages
+    auto_languages = options.languages == (AUTO,)
     if options.engine != AUTO:
-        return options.engine, languages
-    wanted = scripts if options.languages == (AUTO,) else scripts_of_languages(languages)
-    for script in wanted:
-        engine = ENGINE_FOR_SCRIPT.get(script)
-        if engine is not None and _installed(engine):
-            return engine, languages
-    return FALLBACK_ENGINE, languages
+        engine = options.engine
+    else:
+        engine = ranked_engine(scripts if auto_languages else scripts_of_languages(options.languages))
+    if not auto_languages:
+        return engine, options.languages
+    capabilities = engine_capabilities(engine)
+    return engine, languages_to_ask(scripts, capabilities.languages if capabilities else frozenset())
 
 
-def _installed(engine: str) -> bool:
-    """An optional engine package that is missing is skipped, not an error (``rapidocr`` extra)."""
-    return engine != "rapidocr" or importlib.util.find_spec("rapidocr") is not None
+def ranked_engine(scripts: tuple[str, ...]) -> str:
+    """The first script with a measured ranking decides; its best installed engine that reads it."""
+    for script in scripts:
+        for name in MEASURED_RANKING.get(script, ()):
+            capabilities = engine_capabilities(name)
+            if capabilities is not None and script in capabilities.scripts:
+                return name
+    return next((name for name in OTHER_PAGES if engine_capabilities(name) is not None), OTHER_PAGES[0])
+
+
+def languages_to_ask(scripts: tuple[str, ...], offered: frozenset[str]) -> tuple[str, ...]:
+    """The languages of ``scripts`` among those an engine ``offered``, English beside Chinese, the
+    Latin script model instead of English where the engine has it and the page has no Chinese."""
+    if "Han" in scripts and "Latin" not in scripts:
+        scripts = (*scripts, "Latin")
+    known = offered or EVERY_LANGUAGE
+    languages = languages_for(scripts, known) or FALLBACK_LANGUAGES
+    if "Han" not in scripts and LATIN_MODEL in known:
+        languages = tuple(LATIN_MODEL if lang == "eng" else lang for lang in languages)
+    return languages
+
+
+def first_look_engine(options: ProcessOptions) -> OrientationDetector | None:
+    """The engine that tells which way up a page is and its script; None when no engine can."""
+    name = first_engine_with(_detects, prefer=None if options.engine == AUTO else options.engine)
+    return None if name is None else orientation_detector(name)
+
+
+def _detects(capabilities: EngineCapabilities) -> bool:
+    return capabilities.detects_orientation

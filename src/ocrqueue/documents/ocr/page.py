@@ -4,7 +4,7 @@ The page is rendered, looked at once cheaply (detect.py: which way up, which scr
 upright, straightened, its ruling lines found, and read by the engine and languages chosen for it
 (engine_choice.py): either the engine reads the whole page once and its words are split by layout
 (whole_page.py, classic OCR engines), or each layout region is cropped and read on its own
-(by_region.py, engines with ``reads_regions`` such as vision models). A page read as Latin that
+(by_region.py, engines whose capabilities say ``reads_regions``, such as vision models). A page read as Latin that
 holds Chinese is read again as Chinese (script_recheck.py). Boxes are converted from pixels back to
 points so both the OCR and the text-layer path share one coordinate frame: that of the page as
 read, upright. pipeline.py runs these stages in order (``OCR_PATH``).
@@ -21,7 +21,7 @@ from ocrqueue.documents.model import Block
 from ocrqueue.documents.ocr.assemble import Figures, OcrPage
 from ocrqueue.documents.ocr.by_region import read_regions
 from ocrqueue.documents.ocr.detect import look, turn
-from ocrqueue.documents.ocr.engine_choice import choose, tesseract
+from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine
 from ocrqueue.documents.ocr.script_recheck import HAN, holds_han
 from ocrqueue.documents.ocr.whole_page import read_whole_page
 from ocrqueue.documents.scripts import scripts_in
@@ -43,7 +43,7 @@ def detect(context: PageContext) -> None:
     The render is let go once turned: held beside the turned copy, a page lying on its side would
     keep two colour copies while it is read."""
     raster = needed(context.raster, "raster")
-    first = look(raster.image, raster.dpi, tesseract())
+    first = look(raster.image, raster.dpi, first_look_engine(context.options))
     if first.rotation:
         context.warn(f"turned {first.rotation} degrees clockwise to read it upright")
     context.rotation, context.scripts = first.rotation, first.scripts
@@ -105,7 +105,7 @@ def _read(context: PageContext, engine: OcrEngine, languages: tuple[str, ...]) -
     raster, straight = needed(context.raster, "raster"), needed(context.straight, "straightened page")
     height = context.size[1]
     page = OcrPage(context.page.index, height, straight, context.rules, raster.dpi, raster.scale, engine, languages)
-    reader = read_regions if getattr(engine, "reads_regions", False) else read_whole_page
+    reader = read_regions if engine.capabilities.reads_regions else read_whole_page
     blocks, figures = reader(page, context.options.layout_model, context.resources)
     return tuple(blocks), figures
 

@@ -8,21 +8,23 @@ languages are auto, the poorly read lines are read again as Chinese, each croppe
 page read again, as a page with Chinese (RapidOCR reads its Latin lines too). Reading the
 whole page again to find out cost a poster (a page of display type, poorly read but Latin)
 RapidOCR's model and ~500 MB on each of its large regions, for a reading that was thrown away.
-The lines are read by Tesseract (chi_sim+eng), not by the engine that would read a Chinese page
+The lines are read by the engine that took the first look, as the second look is script
+detection too (Tesseract, chi_sim+eng), not by the engine that would read a Chinese page
 (RapidOCR): loading RapidOCR's models only to answer "is there Han?" made the poster's peak
-~235 MB higher, and on the evaluation pages Tesseract gives the same answer, faster.
+~235 MB higher, and on the evaluation pages Tesseract gives the same answer, faster. A page read by
+an engine that is asked for no languages (a vision model reads what it sees) needs no second look.
 """
 
 from __future__ import annotations
 
 from PIL import Image
 
-from ocrqueue.documents.engines import RecognitionRequest
+from ocrqueue.documents.engines import RecognitionRequest, engine_capabilities
 from ocrqueue.documents.model import Block, Line
 from ocrqueue.documents.ocr.crops import padded_crop
-from ocrqueue.documents.ocr.engine_choice import choose, tesseract
+from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, languages_to_ask
 from ocrqueue.documents.options import AUTO, ProcessOptions
-from ocrqueue.documents.scripts import scripts_in
+from ocrqueue.documents.scripts import SCRIPT_LANGUAGES, scripts_in
 
 POOR_LINE_CONFIDENCE = 0.6
 POOR_LINE_SHARE = 0.25
@@ -41,10 +43,16 @@ def holds_han(
     """Whether a page read as Latin holds Chinese. Only when languages are auto, Chinese is
     installed and was not found, and two or more lines were read with low confidence (a Chinese
     manual page full of commands: 82 %; English pages 0-5 %); then its poorly read lines are read
-    by Tesseract with the languages a Chinese page gets, and must hold Han: one of them when a
+    by the first look's engine with the languages a Chinese page gets, and must hold Han: one of them when a
     quarter of the page's lines are poor, two otherwise (a few lines of Chinese on a Latin page).
     ``image`` is the page as read (upright and straight), ``scale`` its pixels per point."""
-    if options.languages != (AUTO,) or "Han" in scripts or "chi_sim" not in tesseract().installed:
+    if options.languages != (AUTO,) or "Han" in scripts:
+        return False
+    engine = first_look_engine(options)
+    if engine is None or SCRIPT_LANGUAGES["Han"] not in engine.capabilities.languages:
+        return False
+    read_by = engine_capabilities(choose(options, scripts)[0])
+    if read_by is not None and not read_by.languages:
         return False
     lines = _lines(blocks)
     poor = _poor(lines)
@@ -53,8 +61,7 @@ def holds_han(
     needed = 1 if len(poor) >= POOR_LINE_SHARE * len(lines) else MIXED_MIN_HAN_LINES
     step = max(1, len(poor) / PROBE_LINES)
     sample = [poor[int(i * step)] for i in range(min(len(poor), PROBE_LINES))]
-    _, languages = choose(options, HAN)
-    engine = tesseract()
+    languages = languages_to_ask(HAN, engine.capabilities.languages)
     found = 0
     for line in sample:
         box = line.bbox.scaled(scale)

@@ -10,13 +10,12 @@ from __future__ import annotations
 import html
 import re
 
-from ocrqueue.documents.engines.base import Task
-
 TEXT_PROMPT = "Text Recognition:"
 TABLE_PROMPT = "Table Recognition:"
 FORMULA_PROMPT = "Formula Recognition:"
 
-PROMPTS: dict[Task, str] = {
+# By the engines' task (engines/base.py `Task`); the model server's client knows no engine.
+PROMPTS: dict[str, str] = {
     "text": TEXT_PROMPT,
     "cell": TEXT_PROMPT,
     "table": TABLE_PROMPT,
@@ -32,7 +31,7 @@ _CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.DOTALL | re.IGNORECASE)
 _TAG = re.compile(r"<[^>]+>")
 
 
-def prompt_for(task: Task) -> str:
+def prompt_for(task: str) -> str:
     return PROMPTS[task]
 
 
