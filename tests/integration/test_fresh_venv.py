@@ -21,14 +21,14 @@ PROBE = """
 import importlib.metadata, json
 import cv2
 from ocrqueue.documents import available_engines, get_engine
-from ocrqueue.documents.layout.detector import get_layout_model
+from ocrqueue.documents.layout.detector import load_layout_model
 from ocrqueue.service.engines import configure_vlm
 from ocrqueue.settings import Settings
 
 configure_vlm(Settings(vlm_base_url="http://127.0.0.1:9/v1").vlm_config())
 print(json.dumps({
     "engines": {name: type(get_engine(name)).__name__ for name in available_engines()},
-    "layout_model": type(get_layout_model()).__name__,
+    "layout_model": type(load_layout_model()).__name__,
     "cv2": cv2.__file__,
     "opencv": sorted(d.metadata["Name"] for d in importlib.metadata.distributions() if "opencv" in d.metadata["Name"]),
 }))

@@ -102,10 +102,11 @@ class WorkerProcess:
         return wait_for(find, timeout, 0.05, f"{self.name} to print its worker id")
 
     def logged_kinds(self, timeout: float = 30.0) -> list[str]:
-        """The task kinds the process printed at start-up ("worker <id> on <backend>, kinds: a, b")."""
+        """The task kinds the process printed at start-up ("worker <id> on <backend>, kinds: a, b"),
+        as a line of its own or as the message of a JSON log line."""
 
         def find() -> list[str] | None:
-            match = re.search(r"^worker \S+ on \S+, kinds: (.*)$", self.output(), re.MULTILINE)
+            match = re.search(r'(?:^|"message": ")worker \S+ on \S+, kinds: ([^"\n]*)', self.output(), re.MULTILINE)
             return match.group(1).strip().split(", ") if match else None
 
         return wait_for(find, timeout, 0.05, f"{self.name} to print its kinds")
