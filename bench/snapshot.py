@@ -37,12 +37,12 @@ MEASURED_KEYS = {"timings"}
 OQ_FONT = re.compile(rb"/OQ[\w-]+")
 
 
-def write_inputs(folder: Path, cache: Path, real_pages: bool) -> list[Path]:
+def write_inputs(folder: Path, cache: Path, real_pages: bool, scripts: set[str]) -> list[Path]:
     samples = generate(folder / "generated")
     inputs = sorted({folder / "generated" / s.path for s in samples.values() if not s.error_code})
     if not real_pages:
         return inputs
-    pages = load_pages()
+    pages = [page for page in load_pages() if not scripts or page.script in scripts]
     fetch(pages, cache)
     real = folder / "real"
     real.mkdir(parents=True, exist_ok=True)
@@ -55,9 +55,9 @@ def write_inputs(folder: Path, cache: Path, real_pages: bool) -> list[Path]:
     return inputs
 
 
-def snapshot(out: Path, cache: Path, real_pages: bool) -> None:
+def snapshot(out: Path, cache: Path, real_pages: bool, scripts: set[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        inputs = write_inputs(Path(tmp), cache, real_pages)
+        inputs = write_inputs(Path(tmp), cache, real_pages, scripts)
         command = [sys.executable, "-m", "ocrqueue", "convert", *map(str, inputs), "-o", str(out)]
         subprocess.run([*command, "-f", "md", "-f", "json", "-f", "pdf"], check=True)
     print(f"{len(inputs)} inputs written to {out}")
@@ -121,12 +121,13 @@ def main() -> None:
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--generated-only", action="store_true", help="only the generated samples (a minute)")
+    parser.add_argument("--scripts", default="", help="only real pages of these scripts, e.g. Latin,Han")
     args = parser.parse_args()
     if args.compare:
         raise SystemExit(compare(*args.compare))
     if not args.out:
         parser.error("--out or --compare is needed")
-    snapshot(args.out, args.cache, not args.generated_only)
+    snapshot(args.out, args.cache, not args.generated_only, {s for s in args.scripts.split(",") if s})
 
 
 if __name__ == "__main__":
