@@ -52,6 +52,16 @@ def submit(store: Store, storage: LocalStorage, data: bytes, options: ProcessOpt
     return result.task.id
 
 
+def run_to_completion(runner: Worker, store: Store, task_id: str) -> None:
+    """Start a worker of its own, wait until the task completed, then stop the worker."""
+    runner.start()
+    try:
+        assert wait_terminal(store, task_id) is TaskStatus.COMPLETED
+    finally:
+        runner.stop(release_now=True)
+        assert runner.wait_stopped(15)
+
+
 def test_a_pdf_goes_through_page_by_page_into_stored_results(
     store: Store, storage: LocalStorage, worker: Worker
 ) -> None:
@@ -114,12 +124,7 @@ def test_ocr_pages_are_read_with_the_resources_the_worker_was_given(store: Store
         registry = build_registry(storage, DocumentLimits(), resources=resources)
         runner = Worker(store, registry, CONFIG, metrics=QueueMetrics(CollectorRegistry()))
         task_id = submit(store, storage, encode(figure_page(), "PNG"), ProcessOptions(mode="ocr"))
-        runner.start()
-        try:
-            assert wait_terminal(store, task_id) is TaskStatus.COMPLETED
-        finally:
-            runner.stop(release_now=True)
-            assert runner.wait_stopped(15)
+        run_to_completion(runner, store, task_id)
     assert model.loads == 1  # the page's figure wanted the layout model: the given one, loaded once
     (page,) = json.loads(storage.get(result_json_key(task_id)))["pages"]
     assert [t["stage"] for t in page["timings"]][:2] == ["ocr.render", "ocr.detect"]
@@ -245,12 +250,7 @@ def test_a_big_document_is_read_by_page_range_children_and_assembled_in_order(
             metrics=QueueMetrics(CollectorRegistry()),
         )
         task_id = submit(store, storage, data, options, tenant="acme", force=True)
-        runner.start()
-        try:
-            assert wait_terminal(store, task_id) is TaskStatus.COMPLETED
-        finally:
-            runner.stop(release_now=True)
-            assert runner.wait_stopped(15)
+        run_to_completion(runner, store, task_id)
         task = store.get(task_id)
         assert task is not None and task.progress_done == task.progress_total == (6 if selection else 9)
         results[split] = (task, without_timings(json.loads(storage.get(result_json_key(task_id)))))
