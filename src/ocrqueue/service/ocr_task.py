@@ -34,9 +34,8 @@ from ocrqueue.queue import PermanentError, Task, TaskContext, TaskSpec
 from ocrqueue.queue.models import JSON, Checkpoint
 from ocrqueue.service.page_reading import open_selected
 from ocrqueue.service.payloads import OcrPayload, PayloadError
-from ocrqueue.service.stage_metrics import StageMetrics, default_stage_metrics
 from ocrqueue.service.storage_keys import asset_key, result_json_key, result_markdown_key
-from ocrqueue.service.work_metrics import PAGES_READ
+from ocrqueue.service.work_metrics import page_read
 from ocrqueue.storage import ObjectNotFoundError, Storage
 
 OCR_KIND = "ocr"
@@ -52,7 +51,6 @@ class OcrTask:
         spool_dir: Path | None = None,
         split_pages: int = 0,
         resources: PipelineResources | None = None,
-        stage_metrics: StageMetrics | None = None,
     ) -> None:
         self.storage = storage
         self.limits = limits
@@ -62,7 +60,6 @@ class OcrTask:
         """Documents of more pages are read by child tasks of this many pages each (0: never)."""
         self.resources = resources
         """The layout model and threads pages share (None: the process's default)."""
-        self.stage_metrics = stage_metrics or default_stage_metrics()
 
     def __call__(self, ctx: TaskContext) -> JSON:
         try:
@@ -132,9 +129,8 @@ class OcrTask:
             finished = len(done.intersection(wanted))
             ctx.report_progress(finished, len(wanted), "resuming" if finished else "starting")
             for result in selected.read(store_image, done, ctx.raise_if_cancelled):
-                self.stage_metrics.observe(result)
                 ctx.save_checkpoint(result.index, result.to_dict())
-                PAGES_READ.labels(result.source).inc()
+                page_read(result)
                 finished += 1
                 ctx.report_progress(finished, len(wanted), f"page {result.index + 1} of {meta.page_count}")
         return meta, wanted
