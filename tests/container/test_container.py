@@ -41,21 +41,18 @@ BUILD_CERTIFICATES = "/run/build-certs"
 """The way out to PyPI may present a certificate only this machine's CA bundle knows (PIP_CERT):
 the build's pip gets that bundle, read-only and outside the image's own /etc/ssl."""
 _CLIENT = """
-import httpx, json, sys, time
+import httpx, json, sys
 base, key, action = sys.argv[1], sys.argv[2], sys.argv[3]
 headers = {"Authorization": f"Bearer {key}"} if key else {}
-with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+with httpx.Client(base_url=base, headers=headers, timeout=330) as http:
     if action == "get":
         print(json.dumps(http.get(sys.argv[4]).status_code))
-    else:
+    else:  # one request that the server answers once the task is done (it waits on the task, not a timer)
         with open(sys.argv[4], "rb") as f:
-            task = http.post("/api/v1/tasks", files={"file": ("page.png", f, "image/png")}).json()
-        deadline = time.monotonic() + 300
-        while (status := http.get(f"/api/v1/tasks/{task['id']}").json()["status"]) not in ("completed", "dead_letter"):
-            assert time.monotonic() < deadline, status
-            time.sleep(0.5)
-        text = http.get(f"/api/v1/tasks/{task['id']}/result", params={"format": "markdown"}).text
-        print(json.dumps({"status": status, "markdown": text}))
+            files = {"file": ("page.png", f, "image/png")}
+            answer = http.post("/api/v1/convert", files=files, params={"format": "markdown", "wait": 300})
+        status = "completed" if answer.status_code == 200 else f"{answer.status_code}: {answer.text[:300]}"
+        print(json.dumps({"status": status, "markdown": answer.text}))
 """
 
 
