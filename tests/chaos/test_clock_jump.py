@@ -44,6 +44,9 @@ ENV = {
     "OCRQUEUE_TASK_STALL_SECONDS": "2",
 }
 PAGES = 10
+# libfaketime slows a Python process's start-up (about 3x on a loaded 2-core machine): the wait
+# for its registration is a start-up allowance, not a bound on anything the test checks.
+STARTUP = 90.0
 PAYLOAD = {"pages": PAGES, "seconds_per_page": 0.4}
 
 
@@ -121,7 +124,7 @@ def test_worker_clock_steps_change_nothing_on_postgresql(pg_url: str, tmp_path: 
                 processes.start_worker(2, env=ahead.environment()),
                 processes.start_worker(2, env=behind.environment()),
             ]
-            worker_ids = {registered_worker_id(store, w) for w in workers}
+            worker_ids = {registered_worker_id(store, w, STARTUP) for w in workers}
             specs = [TaskSpec("sleep", {**PAYLOAD, "record": str(record)}) for _ in range(6)]
             task_ids = [r.task.id for r in store.submit_many(specs)]
             wait_for(lambda: _running_on(store, worker_ids) == worker_ids, 30, 0.02, "both workers to run tasks")
@@ -176,7 +179,7 @@ def test_sqlite_machine_clock_steps_forward_and_back(sqlite_url: str, tmp_path: 
     try:
         with Processes(tmp_path, sqlite_url, ENV) as processes:
             workers = [processes.start_worker(2, env=clock.environment()) for _ in range(2)]
-            worker_ids = {registered_worker_id(store, w) for w in workers}
+            worker_ids = {registered_worker_id(store, w, STARTUP) for w in workers}
 
             # Forward by hours, past every lease, while four tasks run.
             first = _enqueue(processes, clock, 4, record)

@@ -11,8 +11,10 @@ Two shims, loaded in those processes through `sitecustomize`:
 - libfaketime 0.9.10 (Debian 12) breaks `clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)` when the
   monotonic clock is not faked (EINVAL; wolfcw/libfaketime#426), which Python 3.11's `time.sleep`
   uses, so `time.sleep` becomes a timed wait on an event (CLOCK_MONOTONIC, not intercepted);
-- a thread writes the process's `time.time()` to `clock-<pid>` every 100 ms, so the test can wait
-  until a process has really seen a jump.
+- a thread writes the process's `time.time()` to `clock-<pid>` every second, so the test can wait
+  until a process has really seen a jump. Not more often: each report takes the GIL from the main
+  thread several times, and on a loaded 2-core machine every hand-over waits for the scheduler; at
+  10 Hz a worker took 40-60 s to start instead of 8 s and never registered in time.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def _report(path):
         with open(path + ".tmp", "w") as out:
             out.write(repr(time.time()))
         os.replace(path + ".tmp", path)
-        wait.wait(0.1)
+        wait.wait(1.0)
 
 
 threading.Thread(
