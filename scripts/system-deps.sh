@@ -7,7 +7,8 @@
 # "container": that plus Debian's Python to make the venv with and CA certificates (S3, model
 # servers over TLS): what scripts/container-install.sh puts in the image.
 # "test": serve plus PostgreSQL, Chromium (browser tests), libfaketime (the clock-jump chaos tests)
-# and qpdf (checks the searchable PDFs). "container-check": debootstrap and iproute2 for
+# and qpdf (checks the searchable PDFs), and fonts for Thai, Lao and Devanagari (pages typeset in those
+# scripts by Chromium, tests/support/printed.py). "container-check": debootstrap and iproute2 for
 # `make container-check` only.
 set -euo pipefail
 
@@ -18,7 +19,8 @@ script_models=(tesseract-ocr-script-latn tesseract-ocr-script-viet tesseract-ocr
   tesseract-ocr-script-thai tesseract-ocr-script-arab tesseract-ocr-script-hebr tesseract-ocr-script-deva)
 serve_packages=(tesseract-ocr tesseract-ocr-eng "${script_models[@]}" tesseract-ocr-chi-sim tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
 container_packages=(python3 python3-venv ca-certificates "${serve_packages[@]}")
-test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf)
+test_fonts=(fonts-tlwg-garuda-ttf fonts-lao fonts-lohit-deva)
+test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf "${test_fonts[@]}")
 container_check_packages=(debootstrap iproute2)
 
 case "${1:-serve}" in

@@ -13,6 +13,19 @@ _CJK_RANGES = (
     (0xFF00, 0xFFEF),  # full-width forms
     (0x20000, 0x2FA1F),
 )
+# Scripts written without spaces between words: Thai and Lao (U+0E00-U+0EFF), Myanmar, Khmer, kana
+# (hiragana, katakana and their extensions) and the CJK ranges above. A line break or an OCR
+# engine's split between two of their characters is not a word gap.
+_SPACELESS_RANGES = (
+    (0x0E00, 0x0EFF),
+    (0x1000, 0x109F),
+    (0x1780, 0x17FF),
+    (0x19E0, 0x19FF),  # Khmer symbols
+    (0x3040, 0x30FF),
+    (0x31F0, 0x31FF),
+    (0xFF65, 0xFF9F),  # half-width katakana
+    *_CJK_RANGES,
+)
 
 # PDFium marks a hyphen it found at a line end with U+0002 (per character) or U+FFFE (in the page
 # text); a soft hyphen (U+00AD) is the same promise from the document itself.
@@ -22,9 +35,43 @@ _MARK_AT_END = re.compile(f"[{HYPHEN_MARKS}]$")
 _BROKEN = re.compile(r"(?<=[^\W\d_])-$")
 
 
-def is_cjk(ch: str) -> bool:
+def is_spaceless(ch: str) -> bool:
+    """A character of a script that puts no space between words (Thai, Lao, Khmer, Myanmar, Han,
+    kana), its combining marks included."""
+    return _in(_SPACELESS_RANGES, ch)
+
+
+# Scripts an OCR engine cuts into pieces smaller than the printed words: Thai and Lao, Myanmar,
+# Khmer and Hangul (Tesseract returns Thai a cluster or two at a time and splits Korean words
+# into syllables). Between two of their pieces only the engine's own blank says a space was printed.
+_PIECEWISE_RANGES = (
+    (0x0E00, 0x0EFF),
+    (0x1000, 0x109F),
+    (0x1100, 0x11FF),  # Hangul jamo
+    (0x1780, 0x17FF),
+    (0x3130, 0x318F),  # Hangul compatibility jamo
+    (0xAC00, 0xD7AF),
+)
+
+
+def _in(ranges: tuple[tuple[int, int], ...], ch: str) -> bool:
     code = ord(ch)
-    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+    return any(lo <= code <= hi for lo, hi in ranges)
+
+
+def piece_gap(before: str, after: str, blank_printed: bool) -> str:
+    """The separator between two pieces an engine recognised on one line: between pieces of a
+    script it cuts finer than words (``_PIECEWISE_RANGES``) a space only where the engine saw a
+    blank; elsewhere as ``word_gap``."""
+    if _in(_PIECEWISE_RANGES, before[-1]) and _in(_PIECEWISE_RANGES, after[0]):
+        return " " if blank_printed else ""
+    return word_gap(before, after)
+
+
+def word_gap(before: str, after: str) -> str:
+    """The separator between two recognised words or lines: none between two characters of scripts
+    written without spaces, one space otherwise."""
+    return "" if is_spaceless(before[-1]) and is_spaceless(after[0]) else " "
 
 
 MAX_WIDE_SHARE_IN_CODE = 0.3  # a code line may carry a Chinese comment; more CJK than this is prose
@@ -56,10 +103,23 @@ def is_unwanted(ch: str) -> bool:
     return cat == "Cf" and ch not in "\u200c\u200d"
 
 
+# Thai and Lao SARA AM written as its two parts (NIKHAHIT then SARA AA), as Tesseract reads it and
+# some fonts map it: NFC leaves them apart (the one letter decomposes only under compatibility).
+_SARA_AM = re.compile("\u0e4d\u0e32|\u0ecd\u0eb2")
+
+
+def composed(text: str) -> str:
+    """``text`` in Unicode's composed form (NFC: a Vietnamese "ệ" is one character whether a PDF
+    or an engine gave it as "e" plus two marks), Thai and Lao SARA AM as one letter: the form
+    search and comparison expect."""
+    return unicodedata.normalize("NFC", _SARA_AM.sub(lambda m: chr(ord(m.group()[0]) - 0x1A), text))
+
+
 def clean_text(text: str) -> str:
     """A word or line as a reader sees it: a hyphenation mark at the end becomes "-", marks
     inside a word (a soft hyphen where no break fell) go, and so does every other invisible
-    control or format character. Whitespace is kept as one space (tabs, line breaks)."""
+    control or format character. Whitespace is kept as one space (tabs, line breaks). The
+    result is ``composed``."""
     text = _MARK_AT_END.sub("-", text)
     out = []
     for ch in text:
@@ -67,17 +127,18 @@ def clean_text(text: str) -> str:
             out.append(" " if ch != " " else ch)
         elif not is_unwanted(ch) and ch not in HYPHEN_MARKS:
             out.append(ch)
-    return "".join(out)
+    return composed("".join(out))
 
 
 def join_words(words: list[str]) -> str:
-    """Join recognised words with spaces, except between CJK characters (which take none)."""
+    """Join recognised words with spaces, except between characters of scripts written without
+    them (``word_gap``): a Thai paragraph's line break falls inside a word."""
     out = ""
     for word in words:
         if not word:
             continue
-        if out and not (is_cjk(out[-1]) and is_cjk(word[0])):
-            out += " "
+        if out:
+            out += word_gap(out, word)
         out += word
     return out
 

@@ -23,7 +23,7 @@ from ocrqueue.documents.errors import InvalidOptionsError
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.scripts import LANGUAGE_SCRIPTS
-from ocrqueue.documents.text import join_words
+from ocrqueue.documents.text import piece_gap
 
 TESSDATA_CANDIDATES = (
     "/usr/share/tesseract-ocr/5/tessdata",
@@ -150,18 +150,23 @@ class TesseractEngine:
 
 def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
     """Words grouped into Tesseract's text lines; a line's font size is its row height (x-height
-    plus ascender and descender allowance), steadier than box heights that vary with descenders."""
+    plus ascender and descender allowance), steadier than box heights that vary with descenders.
+    A line's text has a space where Tesseract saw a blank before a word; pieces of a Thai or
+    Korean word it split where none was printed join without one (``piece_gap``)."""
     lines: list[Line] = []
     words: list[Word] = []
+    text = ""
     line_box: BBox | None = None
     row_height: float | None = None
 
     def flush() -> None:
+        nonlocal text
         if words:
             conf = sum(w.confidence or 0.0 for w in words) / len(words)
             box = line_box or union(w.bbox for w in words)
-            lines.append(Line(join_words([w.text for w in words]), box, conf, tuple(words), row_height))
+            lines.append(Line(text, box, conf, tuple(words), row_height))
             words.clear()
+            text = ""
 
     it = api.GetIterator()
     if it is None:
@@ -176,8 +181,9 @@ def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
         box = w.BoundingBox(level)
         if w.Empty(level) or box is None:
             continue
-        text = w.GetUTF8Text(level).strip()
-        if text:
-            words.append(Word(text, BBox(*(float(v) for v in box)), w.Confidence(level) / 100.0))
+        word = w.GetUTF8Text(level).strip()
+        if word:
+            text += (piece_gap(text, word, w.BlanksBeforeWord() > 0) if text else "") + word
+            words.append(Word(word, BBox(*(float(v) for v in box)), w.Confidence(level) / 100.0))
     flush()
     return lines

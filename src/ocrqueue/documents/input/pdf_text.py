@@ -14,12 +14,12 @@ from collections import Counter
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.input.pages import TextLayer
 from ocrqueue.documents.input.pdfframe import PageFrame
 from ocrqueue.documents.input.pdfgraphics import graphics
 from ocrqueue.documents.model import Line, Word
-from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, is_unwanted, is_wide, mostly_wide
+from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, composed, is_unwanted, is_wide, mostly_wide
 
 _BREAKS = {"\n", "\r"}
 _HYPHEN_BREAKS = {"\x02", "\ufffe"}
@@ -220,6 +220,12 @@ def _lines(
             word_start = i
         if is_unwanted(ch):
             continue  # in the word's box (as PDFium's range boxes have it), but no reader sees it
+        if char_boxes and chars and len(one := composed(chars[-1] + ch)) == 1:
+            # A mark that composes with the letter before it (clean_text composes the word): one
+            # character, one box.
+            chars[-1] = one
+            boxes[-1] = union([boxes[-1], to_page(x0, y0, x1, y1)])
+            continue
         chars.append(ch)
         if char_boxes:
             boxes.append(to_page(x0, y0, x1, y1))
