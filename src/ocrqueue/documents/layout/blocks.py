@@ -92,7 +92,8 @@ def _join_lines(lines: Sequence[Line]) -> str:
     return join_lines([ln.text for ln in lines])
 
 
-def _confidence(lines: Sequence[Line]) -> float | None:
+def text_confidence(lines: Sequence[Line]) -> float | None:
+    """The lines' confidence, weighted by their length."""
     known = [(ln.confidence, len(ln.text)) for ln in lines if ln.confidence is not None]
     total = sum(n for _, n in known)
     if not known or total == 0:
@@ -212,7 +213,9 @@ def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list
             text = code_text(group)
         else:
             text = _join_lines(group)
-        blocks.append(Block(kind, union(ln.bbox for ln in group), text, _confidence(group), tuple(group), level=level))
+        blocks.append(
+            Block(kind, union(ln.bbox for ln in group), text, text_confidence(group), tuple(group), level=level)
+        )
     return blocks
 
 
@@ -221,4 +224,4 @@ def figure_block(box: BBox, lines: Sequence[Line], image: str | None) -> Block:
     search finds them, in reading order; they stay out of the page's prose."""
     ordered = reading_sort(lines)
     text = "\n".join(ln.text for ln in ordered)
-    return Block("figure", box, text, _confidence(ordered), tuple(ordered), image=image)
+    return Block("figure", box, text, text_confidence(ordered), tuple(ordered), image=image)

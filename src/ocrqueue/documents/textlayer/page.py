@@ -22,6 +22,7 @@ from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
 from ocrqueue.documents.layout.rows import split_line
 from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables
+from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
 from ocrqueue.documents.layout.xycut import Region, xy_cut_page
 from ocrqueue.documents.model import Block, Line, TableCell, Word, figure_name
 from ocrqueue.documents.scripts import languages_for, scripts_in
@@ -149,7 +150,10 @@ def from_text_layer(
     drawings as figures (cropped by rendering just their area). Text inside a table belongs to
     it; text inside a figure (axis labels, diagram words) is the figure's lines, not prose. A box
     drawn round text (a "table" of one column, a shaded code listing) is a frame: its text is
-    read as blocks of its own, kept together."""
+    read as blocks of its own, kept together. A page set in vertical columns is read column by
+    column, right to left (layout/vertical.py)."""
+    if is_vertical(layer.lines):
+        return tuple(vertical_blocks(layer.lines)), {}
     width, height = page.width, page.height
     drawn = [_with_labels(box, layer.lines) for box in _figure_boxes(layer, width, height)]
     frames = [box for box in drawn if _is_listing(box, layer.lines)]

@@ -1,0 +1,49 @@
+"""Japanese and Chinese set in vertical columns (writing-mode: vertical-rl, typeset by Chromium):
+read column by column, right to left, top to bottom, as their readers read them."""
+
+from __future__ import annotations
+
+import pytest
+from support.printed import chromium_page, printed_pdf
+
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
+from ocrqueue.documents.model import Line
+
+from .helpers import run
+
+JAPANESE = (
+    "日本語の文章は縦書きで右から左へ読みます。",
+    "この本はプログラムのインストール方法と基本的な使い方を新しい利用者に説明します。",
+)
+CHINESE = ("中文的文章可以竖排\uff0c从右到左阅读。", "这本书向新用户说明安装程序的方法和基本的使用方法。")
+
+
+@pytest.mark.parametrize(
+    ("paragraphs", "lang", "font"),
+    [(JAPANESE, "ja", "Noto Serif CJK JP"), (CHINESE, "zh", "Noto Serif CJK SC")],
+    ids=["japanese", "chinese"],
+)
+def test_vertical_columns_read_right_to_left_from_the_text_layer(
+    paragraphs: tuple[str, ...], lang: str, font: str
+) -> None:
+    with chromium_page() as page:
+        pdf = printed_pdf(page, paragraphs, lang, font, vertical=True, size_pt=18)
+    blocks = run(pdf, mode="text").pages[0].blocks
+    assert [b.text for b in blocks] == list(paragraphs)
+
+
+def _column(x: float, top: float, bottom: float, text: str) -> Line:
+    return Line(text, BBox(x, top, x + 20, bottom))
+
+
+def test_a_short_column_or_a_wide_gap_ends_a_paragraph() -> None:
+    lines = [
+        _column(100, 50, 250, "をさせる"),  # third column from the right, its paragraph's last
+        _column(300, 50, 500, "一二三四"),
+        _column(270, 50, 500, "五六七八"),
+        _column(240, 50, 300, "九十"),  # short: the paragraph ends
+        _column(210, 60, 500, "次の段落"),
+    ]
+    assert is_vertical(lines)
+    assert [b.text for b in vertical_blocks(lines)] == ["一二三四五六七八九十", "次の段落", "をさせる"]
