@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 # test processes for `make test` (pytest-xdist): tests mostly wait on real processes, so two overlap well on 2 cores
 TEST_PROCESSES ?= 2
 
-.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-accuracy bench-viewer bench-memory bench-bigdoc venv venv-runtime system-deps-serve system-deps-test lock container-check clean
+.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-accuracy bench-accuracy-scripts bench-viewer bench-memory bench-bigdoc venv venv-runtime system-deps-serve system-deps-test lock container-check clean
 
 INSTALL_PYTHON := BOOTSTRAP_PYTHON=$(BOOTSTRAP_PYTHON) scripts/install-python.sh
 
@@ -73,6 +73,10 @@ bench-ocr: venv
 ## bench-accuracy: CER and bag-of-words F1 on real pages from Debian packages (fetched with apt-get download), three ways each
 bench-accuracy: venv
 	$(PY) bench/accuracy.py
+
+## bench-accuracy-scripts: the per-script evaluation alone (every script beyond Latin and Han), dev and test
+bench-accuracy-scripts: venv
+	$(PY) bench/accuracy.py --corpus scripts
 
 ## bench-viewer: how long the web page's document view takes for long results, in chromium
 bench-viewer: venv

@@ -5,12 +5,17 @@
     .venv/bin/python bench/accuracy.py --engine tesseract --languages eng,chi_sim   # compare a choice
     .venv/bin/python bench/accuracy.py --split test --script Cyrillic --variants text_layer,clean
     .venv/bin/python bench/accuracy.py --script-models --script Greek   # each page with its script's model and Latin
+    .venv/bin/python bench/accuracy.py --corpus scripts --split dev --per-document 2   # scripts beyond Latin, Han
 
 Pages are fetched once with `apt-get download` into a cache (--cache, default
 ~/.cache/ocrqueue-accuracy or $OCRQUEUE_ACCURACY_CACHE; see tests/data/realpages.py). Each page is
 read as the PDF page itself (``text_layer``), rendered clean at 300 dpi (``clean``, a PNG) and as a
 simulated scan (``scan``, a grey tilted blurred noisy JPEG), through open_document and process_page
 exactly as a worker does. Ground truth is the page's own text layer in typeset order.
+
+``--corpus scripts`` is the per-script evaluation: every page in a script beyond Latin and Han, of
+pages.json and of bench/accuracy/scripts.json (translated GNOME help and messages that
+tests/data/scriptpages.py prints with Chromium; their ground truth is the text printed).
 
 Prints a table per script, split and variant (mean CER, NFKC and whitespace-normalised,
 order-sensitive; mean bag-of-words F1, characters instead of words for scripts written without
@@ -39,6 +44,8 @@ from dataclasses import dataclass  # noqa: E402
 
 from metrics import bag_of_words_f1, full_text, text_cer  # noqa: E402
 from realpages import DEFAULT_CACHE, VARIANTS, RealPage, fetch, ground_truth, load_pages, variant_bytes  # noqa: E402
+from scriptpages import build, load_documents  # noqa: E402
+from scriptpages import load_pages as load_script_pages  # noqa: E402
 
 from ocrqueue.documents import PageResult, ProcessOptions, keep_page_buffers, open_document, process_page  # noqa: E402
 from ocrqueue.settings import Settings  # noqa: E402
@@ -127,6 +134,12 @@ def main() -> None:
     parser.add_argument("--lang", help="only pages of this language (the manifest's lang: eng, chi, rus, ...)")
     parser.add_argument("--script", help="only pages of these scripts (comma-separated: Latin, Han, Cyrillic, ...)")
     parser.add_argument("--split", choices=("dev", "test", "all"), default="all", help="only documents of this split")
+    parser.add_argument(
+        "--corpus",
+        choices=("all", "pages", "scripts"),
+        default="all",
+        help="pages: bench/accuracy/pages.json; scripts: the pages beyond Latin and Han (pages.json, scripts.json)",
+    )
     parser.add_argument("--ci", action="store_true", help="only the pages `make test` reads")
     parser.add_argument(
         "--per-document", type=int, help="only each document's first N pages (for drawn ones: the first N drawn)"
@@ -143,7 +156,10 @@ def main() -> None:
 
     keep_page_buffers(Settings().page_buffer_keep_mb)
     wanted = [s for s in args.only.split(",") if s]
-    pages = [p for p in load_pages() if (not wanted or any(w in p.id for w in wanted)) and (p.ci or not args.ci)]
+    pages = load_pages() + (load_script_pages() if args.corpus != "pages" else [])
+    if args.corpus == "scripts":
+        pages = [p for p in pages if p.script not in ("Latin", "Han")]
+    pages = [p for p in pages if (not wanted or any(w in p.id for w in wanted)) and (p.ci or not args.ci)]
     pages = [
         p for p in pages if args.lang in (None, p.lang) and (not args.script or p.script in args.script.split(","))
     ]
@@ -157,6 +173,8 @@ def main() -> None:
     if args.languages:
         overrides["languages"] = args.languages.split(",")
     options = ProcessOptions.from_dict({**ProcessOptions().to_dict(), **overrides})
+    ids = {p.doc for p in pages}
+    build([d for d in load_documents() if d.source.id in ids], args.cache)
     fetch(pages, args.cache)
 
     readings: list[Reading] = []
@@ -196,6 +214,8 @@ def main() -> None:
                 "commit": _commit(),
                 "options": options.to_dict(),
                 "script_models": args.script_models,
+                "corpus": args.corpus,
+                "split": args.split,
                 "pages": len(pages),
                 "load_1min": round(os.getloadavg()[0], 2),
                 "scripts": scripts,

@@ -57,9 +57,9 @@ def table_cell_accuracy(expected: list[list[str]], page: PageResult) -> float:
 # --- Real pages (bench/accuracy.py): order-sensitive CER on whitespace-normalised text, and word bags.
 
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
-# Scripts written without spaces between words (Han, kana, Thai, Lao, Khmer, Myanmar): no space
-# next to them counts, and their bag of words is a bag of characters (a letter with its marks).
-_NO_SPACE = f"{_CJK}\u3040-\u30ff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+# Scripts written without spaces between words (Han, kana, Thai, Lao, Tibetan, Khmer, Myanmar):
+# no space next to them counts, and their bag of words is a bag of characters (a letter with its marks).
+_NO_SPACE = f"{_CJK}\u3040-\u30ff\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff"
 _SPACE_BY_CJK = re.compile(rf"\s+(?=[{_NO_SPACE}])|(?<=[{_NO_SPACE}])\s+")
 _NO_SPACE_CHAR = re.compile(rf"[{_NO_SPACE}]")
 _LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010\x02]\s*\n\s*(?=[a-z])")

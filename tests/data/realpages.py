@@ -142,8 +142,17 @@ def _download(package: str, version: str, folder: Path) -> Path:
     return debs[0]
 
 
+def printed_truth_path(pdf: Path, page: int) -> Path:
+    """Where the text of page ``page`` of a PDF we printed ourselves is kept."""
+    return pdf.with_suffix(f".p{page:03d}.txt")
+
+
 def ground_truth(page: RealPage, cache: Path = DEFAULT_CACHE) -> str:
-    """The page's own text layer in typeset order, as PDFium gives it."""
+    """The page's own text layer in typeset order, as PDFium gives it; for a page we printed
+    ourselves (tests/data/scriptpages.py), the text we printed, kept beside the PDF."""
+    printed = printed_truth_path(page.pdf_path(cache), page.page)
+    if printed.is_file():
+        return printed.read_text()
     pdf = pdfium.PdfDocument(page.pdf_path(cache))
     try:
         textpage = pdf[page.page - 1].get_textpage()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from data.metrics import bag_of_words_f1, text_cer, tokens
+from data.metrics import bag_of_words_f1, normalise, text_cer, tokens
+from hypothesis import given
+from hypothesis import strategies as st
 
 THAI = "ภาษาไทยเขียนติดกันโดยไม่เว้นวรรคระหว่างคำ"
 JAPANESE = "パッケージをビルドするにはこのコマンドを使います"
@@ -32,3 +34,31 @@ def test_spaces_beside_thai_or_kana_do_not_count() -> None:
     assert text_cer(THAI, "ภาษาไทย เขียนติดกัน โดยไม่เว้นวรรค ระหว่างคำ") == 0.0
     assert text_cer(JAPANESE, "パッケージを ビルドするには") > 0.0
     assert text_cer("パッケージをビルド", "パッケージを ビルド") == 0.0
+
+
+_text = st.text(alphabet=st.sampled_from(list("abcé Жж ש ก ज़ ि 字 ་ཀ\n-.")), max_size=60)
+
+
+@given(_text)
+def test_a_text_read_exactly_scores_perfectly(text: str) -> None:
+    assert text_cer(text, text) == 0.0
+    assert bag_of_words_f1(text, text) == 1.0
+
+
+@given(_text, _text)
+def test_the_scores_are_bounded_and_f1_symmetric(reference: str, hypothesis: str) -> None:
+    assert 0.0 <= bag_of_words_f1(reference, hypothesis) <= 1.0
+    assert bag_of_words_f1(reference, hypothesis) == bag_of_words_f1(hypothesis, reference)
+    assert text_cer(reference, hypothesis) >= 0.0
+
+
+@given(_text.filter(lambda t: normalise(t) != ""))
+def test_reading_nothing_costs_every_character(reference: str) -> None:
+    assert text_cer(reference, "") == 1.0
+    assert bag_of_words_f1(reference, "") == (1.0 if not tokens(normalise(reference)) else 0.0)
+
+
+def test_word_f1_counts_words_and_character_f1_characters() -> None:
+    assert bag_of_words_f1("один два три четыре", "один два три") == 2 * 1.0 * 0.75 / 1.75
+    assert tokens("བོད་ཡིག") == ["བོ", "ད", "ཡི", "ག"]  # Tibetan: characters with their vowel signs
+    assert tokens("ភាសាខ្មែរ")[:2] == ["ភា", "សា"]
