@@ -18,9 +18,11 @@ from pathlib import Path
 import tesserocr
 from PIL import Image
 
+from ocrqueue.documents.bidi import has_rtl
 from ocrqueue.documents.engines.base import EngineCapabilities, EngineOutput, Orientation, RecognitionRequest
 from ocrqueue.documents.errors import InvalidOptionsError
 from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.logical_line import logical_order
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.scripts import LANGUAGE_SCRIPTS
 from ocrqueue.documents.text import piece_gap
@@ -152,7 +154,9 @@ def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
     """Words grouped into Tesseract's text lines; a line's font size is its row height (x-height
     plus ascender and descender allowance), steadier than box heights that vary with descenders.
     A line's text has a space where Tesseract saw a blank before a word; pieces of a Thai or
-    Korean word it split where none was printed join without one (``piece_gap``)."""
+    Korean word it split where none was printed join without one (``piece_gap``). Tesseract's
+    iterator gives a right-to-left line's words right to left, each spelt left to right as drawn:
+    ``logical_order`` puts them in reading order."""
     lines: list[Line] = []
     words: list[Word] = []
     text = ""
@@ -164,7 +168,11 @@ def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
         if words:
             conf = sum(w.confidence or 0.0 for w in words) / len(words)
             box = line_box or union(w.bbox for w in words)
-            lines.append(Line(text, box, conf, tuple(words), row_height))
+            if any(has_rtl(w.text) for w in words):
+                in_order = logical_order(words)
+                lines.append(Line(" ".join(w.text for w in in_order), box, conf, tuple(in_order), row_height))
+            else:
+                lines.append(Line(text, box, conf, tuple(words), row_height))
             words.clear()
             text = ""
 

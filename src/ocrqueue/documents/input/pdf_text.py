@@ -10,14 +10,17 @@ import ctypes
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from ocrqueue.documents.bidi import has_rtl, is_rtl
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.input.pages import TextLayer
 from ocrqueue.documents.input.pdfframe import PageFrame
 from ocrqueue.documents.input.pdfgraphics import graphics
+from ocrqueue.documents.logical_line import Glyph, logical_words
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, composed, is_unwanted, is_wide, mostly_wide
 
@@ -115,8 +118,20 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
     raw, to_page = textpage.raw, frame.box
     fonts = _FontNames(raw)
     lines: list[Line] = []
+    rtl_before: Line | None = None  # the line before, when it was right-to-left
     for line in _LINE.finditer(text):
-        words: list[Word] = []
+        rtl = has_rtl(line.group())
+        if rtl or rtl_before is not None:
+            first, last, words = _rtl_words(raw, to_page, text, line.start(), line.end(), None if rtl else True)
+            if rtl or (words and rtl_before is not None and _ends_paragraph(words, rtl_before)):
+                rtl_before = None
+                if words:
+                    monospace = fonts.line_is_monospace(text, first, last, line.end())
+                    lines.append(_line(words, float(font_size(raw, first)), monospace))
+                    rtl_before = lines[-1]
+                continue
+            rtl_before = None
+        words = []
         first = last = -1
         for word in _WORD.finditer(text, line.start(), line.end()):
             start, end = word.span()
@@ -145,6 +160,39 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
     visible = sum(k for ch, k in counts.items() if not ch.isspace())
     bad = sum(k for ch, k in counts.items() if not ch.isspace() and _is_bad(ch))
     return lines, visible, bad
+
+
+def _ends_paragraph(words: list[Word], before: Line) -> bool:
+    """Whether a line without right-to-left letters belongs to the right-to-left line above it:
+    right below it and flush with its right edge (where that paragraph's lines end)."""
+    box = union(w.bbox for w in words)
+    size = before.bbox.height
+    return 0 <= box.y0 - before.bbox.y0 <= 2.5 * size and abs(box.x1 - before.bbox.x1) <= size
+
+
+def _rtl_words(
+    raw: pdfium_c.FPDF_TEXTPAGE,
+    to_page: Callable[[float, float, float, float], BBox],
+    text: str,
+    start: int,
+    end: int,
+    rtl: bool | None = None,
+) -> tuple[int, int, list[Word]]:
+    """A line with right-to-left text: its words in logical order from each character's box
+    (``logical_line``), with the indices of its first character and its last word's."""
+    left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+    glyphs: list[Glyph] = []
+    first = last = -1
+    for number, word in enumerate(_WORD.finditer(text, start, end)):
+        first = word.start() if first < 0 else first
+        last = word.start()
+        for i in range(word.start(), word.end()):
+            ch = text[i]
+            if is_unwanted(ch) or ch in HYPHEN_MARKS:
+                continue
+            if pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top):
+                glyphs.append(Glyph(ch, to_page(left.value, bottom.value, right.value, top.value), number))
+    return first, last, logical_words(glyphs, rtl=rtl)
 
 
 def _union_of_chars(raw: pdfium_c.FPDF_TEXTPAGE, start: int, end: int) -> tuple[float, float, float, float]:
@@ -180,6 +228,8 @@ def _lines(
     started = False  # a word's box has begun (it may hold only characters nobody sees)
     font_size: float | None = None
     visible = bad = 0
+    glyphs: list[tuple[str, float, float, float, float, int]] = []  # the line's, for a right-to-left one
+    rtl_before: Line | None = None  # the line before, when it was right-to-left
     for i in range(n + 1):
         ch = text[i] if i < n else "\n"
         if not ch:
@@ -197,8 +247,16 @@ def _lines(
             started = False
             if ch in _BREAKS or hyphen_break:
                 if words:
+                    rtl = any(is_rtl(g[0]) for g in glyphs)
+                    if rtl or rtl_before is not None:
+                        placed = [Glyph(g[0], to_page(*g[1:5]), g[5]) for g in glyphs]
+                        logical = logical_words(placed, char_boxes, None if rtl else True)
+                        rtl = rtl or (rtl_before is not None and _ends_paragraph(logical, rtl_before))
+                        words[:] = logical if rtl else words
                     lines.append(_line(words, font_size, fonts.line_is_monospace(text, first, last, i)))
+                    rtl_before = lines[-1] if rtl else None
                     words.clear()
+                glyphs.clear()
                 font_size = None
                 first = -1
             continue
@@ -225,8 +283,11 @@ def _lines(
             # character, one box.
             chars[-1] = one
             boxes[-1] = union([boxes[-1], to_page(x0, y0, x1, y1)])
+            if glyphs:
+                glyphs[-1] = (one, *glyphs[-1][1:])
             continue
         chars.append(ch)
+        glyphs.append((ch, x0, y0, x1, y1, len(words)))
         if char_boxes:
             boxes.append(to_page(x0, y0, x1, y1))
     return lines, visible, bad

@@ -1,0 +1,82 @@
+"""A right-to-left line put back into logical order, from where its letters sit on the page.
+
+PDFium hands characters back in an order of its own on right-to-left lines: words in reading
+order, but the letters of some words left to right as drawn, and the two letters of a lam-alef
+ligature swapped ("الإنتاجية" comes back as "اإلنتاجية"). The boxes do not lie: sorted by where
+they sit on the page they give the visual line, which ``bidi`` turns into the logical one. The two
+letters of one ligature glyph share its box, split in two the way the glyph is drawn (lam on the
+right), so they sort like any other letters. Tesseract gives each word of a right-to-left line
+left to right as drawn, and the words right to left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ocrqueue.documents.bidi import levels, mirrored, normalise_presentation_forms, reorder, visual_is_rtl
+from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.model import Word
+from ocrqueue.documents.text import composed
+
+
+class Glyph(NamedTuple):
+    """One character: its text, its box on the page, the word it was found in (words are the
+    units that sit together on the page) and that word's confidence."""
+
+    text: str
+    box: BBox
+    word: int
+    confidence: float | None = 1.0
+
+
+_SPACE = Glyph(" ", BBox(0.0, 0.0, 0.0, 0.0), -1)  # between two words of the visual line
+
+
+def logical_words(glyphs: Sequence[Glyph], char_boxes: bool = False, rtl: bool | None = None) -> list[Word]:
+    """The line's words in logical order, each with its letters in logical order (brackets
+    turned back, presentation forms as the letters they stand for). ``glyphs`` are the visible
+    ones (no spaces, no control characters), in any order. ``rtl``: the paragraph's direction
+    when the line alone does not tell (a line of Latin text that ends a right-to-left paragraph
+    has its full stop on the left); by default the line's own (``bidi.visual_is_rtl``)."""
+    by_word: dict[int, list[Glyph]] = {}
+    for glyph in glyphs:
+        by_word.setdefault(glyph.word, []).append(glyph)
+    visual: list[Glyph] = []
+    for word in sorted(by_word.values(), key=lambda g: union(x.box for x in g).cx):
+        if visual:
+            visual.append(_SPACE)
+        visual.extend(sorted(word, key=lambda g: g.box.cx))
+    text = "".join(g.text[0] for g in visual)
+    text_levels = levels(text, visual_is_rtl(text) if rtl is None else rtl)
+    words: list[Word] = []
+    letters: list[Glyph] = []
+    for i in [*reorder(text_levels), None]:
+        if i is not None and visual[i] is not _SPACE:
+            letter = normalise_presentation_forms(mirrored(visual[i].text, text_levels[i]))
+            if letters and len(one := composed(letters[-1].text + letter)) == len(letters[-1].text):
+                # a mark that composes with the letter before it (hamza above alef): one letter, one box
+                letters[-1] = letters[-1]._replace(text=one, box=union([letters[-1].box, visual[i].box]))
+            else:
+                letters.append(visual[i]._replace(text=letter))
+        elif letters:
+            boxes = tuple(g.box for g in letters for _ in g.text)
+            known = [g.confidence for g in letters if g.confidence is not None]
+            confidence = sum(known) / len(known) if known else None
+            words.append(Word("".join(g.text for g in letters), union(boxes), confidence, boxes if char_boxes else ()))
+            letters.clear()
+    return words
+
+
+def logical_order(words: Sequence[Word]) -> list[Word]:
+    """Words of one line, each written left to right as drawn (an engine's visual order), as the
+    line's words in logical order. Each letter gets an equal share of its word's box, which is
+    all the sorting needs; a word that stays whole keeps its box."""
+    glyphs = []
+    for number, word in enumerate(words):
+        box, n = word.bbox, len(word.text)
+        step = box.width / max(1, n)
+        for i, ch in enumerate(word.text):
+            x = box.x0 + i * step
+            glyphs.append(Glyph(ch, BBox(x, box.y0, x + step, box.y1), number, word.confidence))
+    return logical_words(glyphs)

@@ -1,0 +1,114 @@
+"""Visual to logical order for right-to-left lines (documents/bidi.py, input/logical_line.py)."""
+
+# ruff: noqa: RUF001 (Arabic and Hebrew letters are the point, not look-alikes of Latin ones)
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ocrqueue.documents.bidi import logical_text, normalise_presentation_forms, visual_is_rtl, visual_order
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.logical_line import Glyph, logical_words
+
+ARABIC_LETTERS = "ابتثجحخدذرزسشصضطظعغفقكلمنهوية"
+PERSIAN_LETTERS = "پچژکگی"
+HEBREW_LETTERS = "אבגדהוזחטיכלמנסעפצקרשת"
+LATIN_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _word(alphabet: str) -> st.SearchStrategy[str]:
+    return st.text(alphabet, min_size=1, max_size=8)
+
+
+arabic_words = st.one_of(_word(ARABIC_LETTERS), _word(PERSIAN_LETTERS), _word(ARABIC_LETTERS + "\u200c"))
+hebrew_words = _word(HEBREW_LETTERS)
+latin_words = _word(LATIN_LETTERS)
+numbers = st.builds(
+    lambda whole, part: f"{whole}.{part}" if part is not None else str(whole),
+    st.integers(0, 9999),
+    st.none() | st.integers(0, 99),
+)
+
+
+@st.composite
+def rtl_lines(draw: st.DrawFn, rtl_words: st.SearchStrategy[str]) -> str:
+    """A right-to-left line: right-to-left words with numbers and Latin words between them (never
+    a number right beside a Latin word: "Python 3.12" and "3.12 Python" draw alike in an Arabic
+    line, so the visual line cannot tell them apart), ending in a full stop or not."""
+    words = [draw(rtl_words)]
+    for _ in range(draw(st.integers(0, 8))):
+        words.append(
+            draw(st.one_of(rtl_words, numbers, latin_words))
+            if words[-1][0] not in "0123456789" + LATIN_LETTERS
+            else draw(rtl_words)
+        )
+    text = " ".join(words)
+    return text + draw(st.sampled_from(["", ".", "،", "!"]))
+
+
+@given(rtl_lines(arabic_words))
+def test_arabic_and_persian_lines_come_back_from_visual_order(line: str) -> None:
+    assert logical_text(visual_order(line, rtl=True), rtl=True) == line
+
+
+@given(rtl_lines(hebrew_words))
+def test_hebrew_lines_come_back_from_visual_order(line: str) -> None:
+    assert logical_text(visual_order(line, rtl=True), rtl=True) == line
+
+
+@given(st.lists(st.one_of(arabic_words, hebrew_words, latin_words, numbers), min_size=1, max_size=8), st.booleans())
+def test_a_logical_line_draws_as_the_visual_line_it_came_from(words: list[str], rtl: bool) -> None:
+    """Where the visual line is ambiguous, the logical text given back still draws exactly as
+    the page does: copy it and paste it, and it looks the same."""
+    visual = visual_order(" ".join(words), rtl)
+    assert visual_order(logical_text(visual, rtl), rtl) == visual
+
+
+def test_numbers_and_latin_inside_an_arabic_line_stay_left_to_right() -> None:
+    line = "ارتفعت الإنتاجية في عام 2024 بنسبة 15% مع Python 3.12 (تقريبا)."
+    visual = visual_order(line, rtl=True)
+    assert "2024" in visual and "Python 3.12" in visual and "%15" in visual  # as Chromium draws it
+    assert visual_is_rtl(visual)
+    assert logical_text(visual) == line
+
+
+def test_an_english_line_quoting_hebrew_stays_left_to_right() -> None:
+    visual = visual_order("The word שלום means peace.", rtl=False)
+    assert not visual_is_rtl(visual)
+    assert logical_text(visual) == "The word שלום means peace."
+
+
+def test_presentation_forms_become_the_letters_and_nothing_else_changes() -> None:
+    # U+FEFB: the lam-alef ligature; U+FE8E: alef, final form; U+FB8F: keheh (Persian kaf).
+    assert normalise_presentation_forms("\ufefb \ufe8e\ufb8f") == "لا اک"
+    assert normalise_presentation_forms("ﬁ ½ می\u200cخواهم") == "ﬁ ½ می\u200cخواهم"
+
+
+def _glyphs(visual_words: list[list[tuple[str, float]]]) -> list[Glyph]:
+    return [
+        Glyph(ch, BBox(x, 100.0, x + width, 110.0), number)
+        for number, word in enumerate(visual_words)
+        for ch, x, width in ((ch, x, 4.0) for ch, x in word)
+    ]
+
+
+def test_a_lam_alef_glyph_reads_lam_first_whatever_order_pdfium_gave() -> None:
+    """The lam-alef glyph of "لا" is one glyph whose two letters share its box, lam on the right.
+    PDFium gives them in either order; their boxes put them back."""
+    lam, alef = ("ل", 104.0), ("ا", 100.0)
+    for pdfium_order in ([lam, alef], [alef, lam]):
+        words = logical_words(_glyphs([pdfium_order]))
+        assert [w.text for w in words] == ["لا"]
+
+
+def test_words_of_a_visual_line_keep_their_boxes_and_order() -> None:
+    # "کالای 12 خوب Excel" drawn right to left: Excel leftmost, then "خوب", 12, "کالای".
+    excel = [(ch, 10.0 + 4 * i) for i, ch in enumerate("Excel")]
+    good = [(ch, 50.0 - 4 * i) for i, ch in enumerate("خوب")]  # logical order, right to left
+    twelve = [("1", 60.0), ("2", 64.0)]
+    persian = [(ch, 90.0 - 4 * i) for i, ch in enumerate("کالای")]
+    words = logical_words(_glyphs([persian, twelve, good, excel]), char_boxes=True)
+    assert [w.text for w in words] == ["کالای", "12", "خوب", "Excel"]
+    assert words[0].bbox == BBox(74.0, 100.0, 94.0, 110.0)
+    assert all(len(w.chars) == len(w.text) for w in words)
