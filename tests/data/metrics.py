@@ -64,15 +64,19 @@ _SPACE_BY_CJK = re.compile(rf"\s+(?=[{_NO_SPACE}])|(?<=[{_NO_SPACE}])\s+")
 _NO_SPACE_CHAR = re.compile(rf"[{_NO_SPACE}]")
 _LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010\x02]\s*\n\s*(?=[a-z])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+# Separators nobody sees: Khmer, Thai and Myanmar translators put a zero-width space between words,
+# which no reading of the page can give back. The zero-width non-joiner (Persian) is kept: it
+# changes how the letters join.
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
 
 
 def normalise(text: str) -> str:
     """NFKC; a word hyphenated across a line end joined again (both sides, so neither is punished
     for where the other broke lines); control characters dropped; whitespace runs as one space,
     none next to a character of a script written without spaces (engines and typesetters differ
-    in where they put those)."""
+    in where they put those); zero-width spaces dropped."""
     text = _LINE_END_HYPHEN.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-    text = _CONTROL.sub("", unicodedata.normalize("NFKC", text))
+    text = _INVISIBLE.sub("", _CONTROL.sub("", unicodedata.normalize("NFKC", text)))
     return _SPACE_BY_CJK.sub("", re.sub(r"\s+", " ", text)).strip()
 
 

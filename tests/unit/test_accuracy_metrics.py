@@ -62,3 +62,8 @@ def test_word_f1_counts_words_and_character_f1_characters() -> None:
     assert bag_of_words_f1("один два три четыре", "один два три") == 2 * 1.0 * 0.75 / 1.75
     assert tokens("བོད་ཡིག") == ["བོ", "ད", "ཡི", "ག"]  # Tibetan: characters with their vowel signs
     assert tokens("ភាសាខ្មែរ")[:2] == ["ភា", "សា"]
+
+
+def test_a_zero_width_space_is_not_text_but_a_non_joiner_is() -> None:
+    assert text_cer("ថាតើ\u200bgedit\u200bគួរ", "ថាតើgeditគួរ") == 0.0
+    assert text_cer("می\u200cشود", "میشود") > 0.0
