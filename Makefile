@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 # test processes for `make test` (pytest-xdist): tests mostly wait on real processes, so two overlap well on 2 cores
 TEST_PROCESSES ?= 2
 
-.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-accuracy bench-accuracy-scripts bench-viewer bench-memory bench-bigdoc venv venv-runtime system-deps-serve system-deps-test lock container-check clean
+.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-accuracy bench-accuracy-scripts bench-documents bench-viewer bench-memory bench-bigdoc venv venv-runtime system-deps-serve system-deps-test lock container-check clean
 
 INSTALL_PYTHON := BOOTSTRAP_PYTHON=$(BOOTSTRAP_PYTHON) scripts/install-python.sh
 
@@ -70,13 +70,20 @@ bench-queue: venv
 bench-ocr: venv
 	$(PY) bench/ocr.py
 
-## bench-accuracy: CER and bag-of-words F1 on real pages from Debian packages (fetched with apt-get download), three ways each
-bench-accuracy: venv
+## bench-accuracy: CER and bag-of-words F1 on real pages from Debian packages (fetched with apt-get download), three ways each;
+## then the documents corpus (bench-documents)
+bench-accuracy: venv bench-documents
 	$(PY) bench/accuracy.py
 
 ## bench-accuracy-scripts: the per-script evaluation alone (every script beyond Latin and Han), dev and test
 bench-accuracy-scripts: venv
 	$(PY) bench/accuracy.py --corpus scripts
+
+## bench-documents: the issue-22 corpus, dev and test: every page through the text layer, then 24 pages a split clean and scanned
+bench-documents: venv
+	scripts/system-deps.sh bench
+	$(PY) bench/documents.py --variants text_layer
+	$(PY) bench/documents.py --limit 24 --variants clean,scan
 
 ## bench-viewer: how long the web page's document view takes for long results, in chromium
 bench-viewer: venv

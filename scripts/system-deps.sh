@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|container|test|container-check
+# Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|container|test|container-check|bench
 # "serve": the Tesseract models (English, Simplified Chinese, a model for every script the default
 # reads, and osd: which way up a page is, and its script; about 192 MiB, the budget is in
 # docs/documents.md) and fonts; RapidOCR's models come inside its wheel, and the Python wheels
@@ -10,6 +10,8 @@
 # and qpdf (checks the searchable PDFs), and fonts for Thai, Lao and Devanagari (pages typeset in those
 # scripts by Chromium, tests/support/printed.py). "container-check": debootstrap and iproute2 for
 # `make container-check` only.
+# "bench": serve plus the producers bench/documents.py makes documents with (Chromium, LibreOffice
+# Writer and Calc, Ghostscript, groff).
 set -euo pipefail
 
 # Tesseract's models for whole scripts: Latin (with Vietnamese), Cyrillic, Greek, Han Simplified
@@ -22,13 +24,15 @@ container_packages=(python3 python3-venv ca-certificates "${serve_packages[@]}")
 test_fonts=(fonts-tlwg-garuda-ttf fonts-lao fonts-lohit-deva)
 test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf "${test_fonts[@]}")
 container_check_packages=(debootstrap iproute2)
+bench_packages=("${serve_packages[@]}" chromium libreoffice-writer-nogui libreoffice-calc-nogui ghostscript groff-base)
 
 case "${1:-serve}" in
   serve) wanted=("${serve_packages[@]}") ;;
   container) wanted=("${container_packages[@]}") ;;
   test) wanted=("${test_packages[@]}") ;;
   container-check) wanted=("${container_check_packages[@]}") ;;
-  *) echo "usage: $0 serve|container|test|container-check" >&2; exit 2 ;;
+  bench) wanted=("${bench_packages[@]}") ;;
+  *) echo "usage: $0 serve|container|test|container-check|bench" >&2; exit 2 ;;
 esac
 
 missing=()
