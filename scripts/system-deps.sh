@@ -6,8 +6,9 @@
 # bring their own native libraries (opencv-python-headless links none of the GUI ones).
 # "container": that plus Debian's Python to make the venv with and CA certificates (S3, model
 # servers over TLS): what scripts/container-install.sh puts in the image.
-# "test": serve plus PostgreSQL, Chromium (browser tests), libfaketime (the clock-jump chaos tests)
-# and qpdf (checks the searchable PDFs), and fonts for Thai, Lao and Devanagari (pages typeset in those
+# "test": serve plus PostgreSQL, Chromium (browser tests), libfaketime (the clock-jump chaos tests),
+# qpdf (checks the searchable PDFs), poppler-utils (pdftotext: a second viewer copying their
+# right-to-left text), and fonts for Thai, Lao and Devanagari (pages typeset in those
 # scripts by Chromium, tests/support/printed.py). "container-check": debootstrap and iproute2 for
 # `make container-check` only.
 # "bench": serve plus the producers bench/documents.py makes documents with (Chromium, LibreOffice
@@ -22,7 +23,7 @@ script_models=(tesseract-ocr-script-latn tesseract-ocr-script-viet tesseract-ocr
 serve_packages=(tesseract-ocr tesseract-ocr-eng "${script_models[@]}" tesseract-ocr-chi-sim tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
 container_packages=(python3 python3-venv ca-certificates "${serve_packages[@]}")
 test_fonts=(fonts-tlwg-garuda-ttf fonts-lao fonts-lohit-deva)
-test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf "${test_fonts[@]}")
+test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf poppler-utils "${test_fonts[@]}")
 container_check_packages=(debootstrap iproute2)
 bench_packages=("${serve_packages[@]}" chromium libreoffice-writer-nogui libreoffice-calc-nogui ghostscript groff-base)
 

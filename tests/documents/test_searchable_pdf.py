@@ -253,9 +253,9 @@ def test_results_that_do_not_match_the_document_are_refused(samples: Samples) ->
         write_searchable_pdf(data, [first], io.BytesIO())
 
 
-# Right-to-left and explicit bidi characters are left out: PDFium hands text back in display order,
-# so a word such as "0\u05c6" comes back as "\u05c60". The default reads no right-to-left script
-# yet (the Hebrew and Arabic models are installed, issue 21); a text layer for one needs its own test.
+# Right-to-left and explicit bidi characters are left out: PDFium reorders what it copies by its own
+# rules, so a word such as "0\u05c6" comes back as "\u05c60". Right-to-left lines have their own
+# tests (test_right_to_left.py: drawn as a producer draws them, they copy back in logical order).
 # Unassigned code points and noncharacters (Cn: U+FFFE, which PDFium drops) never reach a page
 # result: text cleaning removes them (documents/text.py).
 _RIGHT_TO_LEFT = {"R", "AL", "AN", "RLE", "RLO", "RLI", "LRE", "LRO", "LRI", "PDF", "PDI", "FSI"}

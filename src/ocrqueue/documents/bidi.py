@@ -35,6 +35,16 @@ def has_rtl(text: str) -> bool:
     return any(unicodedata.bidirectional(m.group()) in _STRONG_RTL for m in _RTL_BLOCKS.finditer(text))
 
 
+def logical_is_rtl(text: str) -> bool:
+    """Whether a line in logical order is a right-to-left paragraph: its first strong character
+    is a right-to-left letter (UAX #9 rule P2)."""
+    for ch in text:
+        d = unicodedata.bidirectional(ch)
+        if d == "L" or d in _STRONG_RTL:
+            return d != "L"
+    return False
+
+
 def visual_is_rtl(visual: str) -> bool:
     """Whether a line given in visual order is a right-to-left paragraph: its logical start is
     then its rightmost strong character. When the two ends disagree, the direction most of its

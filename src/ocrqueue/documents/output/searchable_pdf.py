@@ -213,7 +213,7 @@ def _on_own_text(span: Span, own_text: Sequence[BBox]) -> bool:
 
 def _span_operators(span: Span, font: Name, page_height: float) -> str:
     size = max(span.line_box.height, 1.0)
-    codes = encode_text(span.text)
+    codes = encode_text(span.drawn)
     natural = (len(codes) // 2) * size * ADVANCE / UNITS_PER_EM
     scale = min(max(100.0 * max(span.box.width, 0.0) / natural, 1.0), 10_000.0)
     baseline = page_height - span.line_box.y1
