@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|container|test|container-check|bench
 # "serve": the Tesseract models (English, Simplified Chinese, a model for every script the default
-# reads, and osd: which way up a page is, and its script; about 192 MiB, the budget is in
+# reads, and osd: which way up a page is, and its script; about 198 MiB, the budget is in
 # docs/documents.md) and fonts; RapidOCR's models come inside its wheel, and the Python wheels
 # bring their own native libraries (opencv-python-headless links none of the GUI ones).
 # "container": that plus Debian's Python to make the venv with and CA certificates (S3, model
@@ -16,9 +16,9 @@
 set -euo pipefail
 
 # Tesseract's models for whole scripts: Latin (with Vietnamese), Cyrillic, Greek, Han Simplified
-# and Traditional, Japanese, Korean, Thai, Arabic, Hebrew, Devanagari.
+# and Traditional, Japanese (and vertical Japanese), Korean, Thai, Arabic, Hebrew, Devanagari.
 script_models=(tesseract-ocr-script-latn tesseract-ocr-script-viet tesseract-ocr-script-cyrl tesseract-ocr-script-grek
-  tesseract-ocr-script-hans tesseract-ocr-script-hant tesseract-ocr-script-jpan tesseract-ocr-script-hang
+  tesseract-ocr-script-hans tesseract-ocr-script-hant tesseract-ocr-script-jpan tesseract-ocr-script-jpan-vert tesseract-ocr-script-hang
   tesseract-ocr-script-thai tesseract-ocr-script-arab tesseract-ocr-script-hebr tesseract-ocr-script-deva)
 serve_packages=(tesseract-ocr tesseract-ocr-eng "${script_models[@]}" tesseract-ocr-chi-sim tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
 container_packages=(python3 python3-venv ca-certificates "${serve_packages[@]}")

@@ -4,6 +4,7 @@ read column by column, right to left, top to bottom, as their readers read them.
 from __future__ import annotations
 
 import pytest
+from metrics import cer
 from support.printed import chromium_page, printed_pdf
 
 from ocrqueue.documents.geometry import BBox
@@ -47,3 +48,34 @@ def test_a_short_column_or_a_wide_gap_ends_a_paragraph() -> None:
     ]
     assert is_vertical(lines)
     assert [b.text for b in vertical_blocks(lines)] == ["一二三四五六七八九十", "次の段落", "をさせる"]
+
+
+@pytest.mark.parametrize(
+    ("paragraphs", "lang", "font", "languages", "bound"),
+    [
+        (JAPANESE, "ja", "Noto Serif CJK JP", ("Japanese",), 0.05),
+        (CHINESE, "zh", "Noto Serif CJK SC", ("auto",), 0.12),
+    ],
+    ids=["japanese-tesseract", "chinese-auto"],
+)
+def test_vertical_columns_read_right_to_left_by_ocr(
+    paragraphs: tuple[str, ...], lang: str, font: str, languages: tuple[str, ...], bound: float
+) -> None:
+    """Tesseract reads with the vertical model beside the one asked for (Japanese_vert), RapidOCR
+    with its own; either way the columns come right to left."""
+    with chromium_page() as page:
+        pdf = printed_pdf(page, paragraphs, lang, font, vertical=True, size_pt=18)
+    result = run(pdf, mode="ocr", languages=languages).pages[0]
+    text = "\n".join(b.text for b in result.blocks)
+    assert cer("\n".join(paragraphs), text) <= bound, text
+    assert text.index(paragraphs[0][:4]) < text.index(paragraphs[1][:4]), text
+    if languages == ("Japanese",):
+        assert result.languages == ("Japanese", "Japanese_vert")
+
+
+def test_a_horizontal_page_keeps_the_horizontal_model_alone() -> None:
+    with chromium_page() as page:
+        pdf = printed_pdf(page, JAPANESE, "ja", "Noto Serif CJK JP", size_pt=18)
+    result = run(pdf, mode="ocr", languages=("Japanese",)).pages[0]
+    assert result.languages == ("Japanese",)
+    assert cer("\n".join(JAPANESE), "\n".join(b.text for b in result.blocks)) <= 0.03

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ocrqueue.documents.geometry import union
+from ocrqueue.documents.layout.vertical import is_column
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.text import join_words
 
@@ -17,9 +18,13 @@ ROW_OVERLAP = 0.5  # share of the smaller height two pieces must share to be on 
 
 
 def merge_rows(pieces: Iterable[Line]) -> list[Line]:
-    """Rows top to bottom; a piece joins the row above when they share most of their height."""
+    """Rows top to bottom; a piece joins the row above when they share most of their height. A
+    vertical column (layout/vertical.py) is a line of its own: side by side, columns share
+    their height but are not one row."""
     rows: list[list[Line]] = []
-    for piece in sorted(pieces, key=lambda p: p.bbox.cy):
+    pieces = list(pieces)
+    columns = [p for p in pieces if is_column(p)]
+    for piece in sorted((p for p in pieces if not is_column(p)), key=lambda p: p.bbox.cy):
         row = rows[-1] if rows else None
         if row is not None:
             top, bottom = max(p.bbox.y0 for p in row), min(p.bbox.y1 for p in row)
@@ -28,7 +33,7 @@ def merge_rows(pieces: Iterable[Line]) -> list[Line]:
                 row.append(piece)
                 continue
         rows.append([piece])
-    return [_line(row) for row in rows]
+    return [_line(row) for row in rows] + columns
 
 
 def _line(row: list[Line]) -> Line:

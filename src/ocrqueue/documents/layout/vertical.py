@@ -8,8 +8,11 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
+import numpy as np
+
 from ocrqueue.documents.geometry import union
 from ocrqueue.documents.layout.blocks import text_confidence
+from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Block, Line
 from ocrqueue.documents.text import join_lines, mostly_wide
 
@@ -56,3 +59,19 @@ def vertical_blocks(lines: Sequence[Line]) -> list[Block]:
         )
         for group in groups
     ]
+
+
+def ink_in_columns(ink: Mask) -> bool:
+    """Whether a page's ink stands in vertical columns rather than in rows, told before it is read
+    (an engine's horizontal model reads a vertical page as garbage): the gaps between columns
+    leave more of the text area's pixel columns blank than the gaps between characters leave of
+    its pixel rows; on a horizontal page the gaps between lines do the opposite."""
+    rows, cols = ink.any(axis=1), ink.any(axis=0)
+    if not rows.any():
+        return False
+    top, bottom = np.flatnonzero(rows)[[0, -1]]
+    left, right = np.flatnonzero(cols)[[0, -1]]
+    area = ink[top : bottom + 1, left : right + 1]
+    blank_rows = 1.0 - float(area.any(axis=1).mean())
+    blank_cols = 1.0 - float(area.any(axis=0).mean())
+    return blank_cols > blank_rows

@@ -24,6 +24,7 @@ from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse
 from ocrqueue.documents.layout.rows import merge_rows, split_line
 from ocrqueue.documents.layout.tables import TableGrid
+from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
 from ocrqueue.documents.model import Block, Line, Word
 from ocrqueue.documents.ocr.assemble import (
     Figures,
@@ -50,6 +51,10 @@ def read_whole_page(page: OcrPage, use_model: bool, resources: PipelineResources
     if dx or dy:
         lines = tuple(moved(ln, dx, dy) for ln in lines)
     layout, detected = pending.result()
+    if is_vertical(lines):
+        # Columns read with a vertical model: the layout's regions and islands are found for
+        # rows and would cut them.
+        return vertical_blocks([to_points(ln, 0, 0, page.scale) for ln in lines]), Figures(page)
     parts = _split(lines, layout)
     region_lines = [[to_points(ln, 0, 0, page.scale) for ln in merge_rows(p)] for p in parts.regions]
     if parts.orphans:
