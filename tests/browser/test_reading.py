@@ -44,7 +44,7 @@ def test_a_chinese_and_an_english_scan_with_no_options_are_read_right(page: Page
 
     expectations = {
         "chinese-scan.jpg": (CHINESE, "Han", "chi_sim"),
-        "english-scan.jpg": (["Supplier Invoices", *ENGLISH], "Latin", "Latin (Latin script"),
+        "english-scan.jpg": (["Supplier Invoices", *ENGLISH], "Latin", "English"),
     }
     for name, (lines, script, language) in expectations.items():
         page.goto("/")

@@ -13,7 +13,7 @@ from PIL import Image
 
 from ocrqueue.documents import InvalidOptionsError, ProcessOptions
 from ocrqueue.documents.engines import engine_capabilities
-from ocrqueue.documents.ocr.engine_choice import choose
+from ocrqueue.documents.ocr.engine_choice import choose, with_latin_model
 from ocrqueue.documents.scripts import languages_for, scripts_in
 
 from .conftest import Samples
@@ -37,15 +37,18 @@ def test_explicit_engine_and_languages_win_over_what_a_page_holds() -> None:
     assert choose(ProcessOptions(engine="tesseract"), ("Han", "Latin")) == ("tesseract", ("chi_sim", "eng"))
 
 
-def test_latin_is_read_with_tesseracts_model_for_the_whole_script() -> None:
-    """Latin pages, found or assumed (a blank page), get the Latin script model when it is
-    installed; named languages are kept as named, and a page with Chinese keeps ``eng``."""
+def test_latin_is_read_with_english_first_and_the_latin_model_second() -> None:
+    """Latin pages, found or assumed (a blank page), are read with ``eng`` first; the Latin script
+    model (installed by scripts/system-deps.sh) replaces it for a second reading, but not beside
+    Chinese; named languages are kept as named, and a page with Chinese keeps ``eng``."""
     tesseract = engine_capabilities("tesseract")
-    assert (
-        tesseract is not None and "Latin" in tesseract.languages
-    )  # scripts/system-deps.sh installs tesseract-ocr-script-latn
-    assert choose(ProcessOptions(), ("Latin",)) == ("tesseract", ("Latin",))
-    assert choose(ProcessOptions(), ()) == ("tesseract", ("Latin",))
+    assert tesseract is not None and "Latin" in tesseract.languages
+    assert choose(ProcessOptions(), ("Latin",)) == ("tesseract", ("eng",))
+    assert choose(ProcessOptions(), ()) == ("tesseract", ("eng",))
+    assert with_latin_model(("eng",), tesseract.languages) == ("Latin",)
+    assert with_latin_model(("eng", "rus"), tesseract.languages) == ("Latin", "rus")
+    assert with_latin_model(("chi_sim", "eng"), tesseract.languages) is None
+    assert with_latin_model(("eng",), frozenset({"eng"})) is None
     assert choose(ProcessOptions(languages=("eng",)), ("Latin",)) == ("tesseract", ("eng",))
     assert choose(ProcessOptions(engine="tesseract"), ("Han", "Latin"))[1] == ("chi_sim", "eng")
 
@@ -66,7 +69,9 @@ def test_accented_latin_is_read_right_with_no_options() -> None:
         draw.text((generate.MARGIN, generate.MARGIN + 70 * i), line, font=font, fill="black")
     out = io.BytesIO()
     image.save(out, "PNG", dpi=(300, 300))
-    text = "\n".join(b.text for b in run(out.getvalue()).pages[0].blocks)
+    page = run(out.getvalue()).pages[0]
+    text = "\n".join(b.text for b in page.blocks)
+    assert page.languages == ("Latin",)  # read with eng first, which showed it is not English
     assert text_cer("\n".join(ACCENTED), text) < 0.02
     for word in ("élèves", "bibliothèque", "Brücke", "täglich", "niño", "piña"):
         assert word in text
@@ -91,14 +96,17 @@ def test_the_latin_script_model_can_be_named() -> None:
 
 
 @pytest.mark.parametrize(
-    ("sample", "script", "words"), [("english", "Latin", "Supplier Invoices"), ("chinese", "Han", "")]
+    ("sample", "script", "languages", "words"),
+    [("english", "Latin", ("eng",), "Supplier Invoices"), ("chinese", "Han", ("eng", "chi_sim"), "")],
 )
 def test_a_page_with_no_options_is_read_in_its_own_script(
-    samples: Samples, sample: str, script: str, words: str
+    samples: Samples, sample: str, script: str, languages: tuple[str, ...], words: str
 ) -> None:
+    """An English page is read once, with eng, not again with the Latin script model."""
     page = run(samples.data(sample)).pages[0]
     expected = "\n".join(samples[sample].text)
     assert script in page.scripts
+    assert set(page.languages) == set(languages)
     assert text_cer(expected, "\n".join(b.text for b in page.blocks)) < 0.05
     assert page.rotation == 0
     assert words in "\n".join(b.text for b in page.blocks)

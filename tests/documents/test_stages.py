@@ -30,6 +30,7 @@ OCR_STAGES = [
     "ocr.choose_engine",
     "ocr.read",
     "ocr.recheck_script",
+    "ocr.recheck_accents",
 ]
 
 

@@ -26,6 +26,7 @@ OCR_PATH: tuple[Stage, ...] = (
     ocr.choose_engine,
     ocr.read,
     ocr.recheck_script,
+    ocr.recheck_accents,
 )
 PATHS: dict[PagePath, tuple[Stage, ...]] = {"text_layer": TEXT_LAYER_PATH, "ocr": OCR_PATH, "nothing": ()}
 

@@ -5,7 +5,8 @@ in docs/documents.md), written down as data in ``MEASURED_RANKING``: for a scrip
 engine ranked first among those installed that read it; a page holding no listed script goes to the
 first installed engine of ``OTHER_PAGES``. RapidOCR's PP-OCR models rank first for pages with
 Chinese, which they read far better (and the Latin runs in them too). Tesseract reads the rest,
-Latin pages with its model for the whole Latin script (``LATIN_MODEL``): RapidOCR reads English
+Latin pages with ``eng`` and, when that reading shows another language, again with its model for
+the whole Latin script (``LATIN_MODEL``, ocr/accents.py): RapidOCR reads English
 better still (CER 0.017 against 0.024 on clean renders), but at three to five times the CPU a page,
 and with it reading Latin pages OCRmyPDF's poster took 997 MB against the 800 MB bound, and generated
 pages lost a figure crop, a display formula and brochure lines (docs/documents.md). Without the
@@ -38,7 +39,8 @@ OTHER_PAGES: tuple[str, ...] = ("tesseract",)
 FALLBACK_LANGUAGES = ("eng",)
 # Tesseract's model for the whole Latin script (Debian's tesseract-ocr-script-latn): it reads the
 # accents of every Latin-script language ("Brücke", "niño"; ``eng`` read "Briicke", "nifio"), and
-# English better than ``eng`` too (bench/accuracy.py: CER 0.024 against 0.027 clean).
+# English a little better than ``eng`` (bench/accuracy.py: CER 0.024 against 0.027 clean), but at
+# about 1.5 times its cost a page: English pages keep ``eng`` (ocr/accents.py).
 LATIN_MODEL = "Latin"
 # An engine that is asked for no languages (it reads what it sees) records those of the scripts found.
 EVERY_LANGUAGE = frozenset(SCRIPT_LANGUAGES.values())
@@ -68,15 +70,22 @@ def ranked_engine(scripts: tuple[str, ...]) -> str:
 
 
 def languages_to_ask(scripts: tuple[str, ...], offered: frozenset[str]) -> tuple[str, ...]:
-    """The languages of ``scripts`` among those an engine ``offered``, English beside Chinese, the
-    Latin script model instead of English where the engine has it and the page has no Chinese."""
+    """The languages of ``scripts`` among those an engine ``offered``, English beside Chinese.
+    Latin text is read with English first; ``with_latin_model`` gives the second reading's
+    languages when that one shows accents (ocr/accents.py)."""
     if "Han" in scripts and "Latin" not in scripts:
         scripts = (*scripts, "Latin")
     known = offered or EVERY_LANGUAGE
-    languages = languages_for(scripts, known) or FALLBACK_LANGUAGES
-    if "Han" not in scripts and LATIN_MODEL in known:
-        languages = tuple(LATIN_MODEL if lang == "eng" else lang for lang in languages)
-    return languages
+    return languages_for(scripts, known) or FALLBACK_LANGUAGES
+
+
+def with_latin_model(languages: tuple[str, ...], offered: frozenset[str]) -> tuple[str, ...] | None:
+    """``languages`` with the Latin script model in place of English, or None when that changes
+    nothing: no English asked for, the model not offered, or Chinese beside it (RapidOCR and
+    chi_sim+eng read the Latin words of a Chinese page; the Latin model was not measured there)."""
+    if "eng" not in languages or LATIN_MODEL not in offered or SCRIPT_LANGUAGES["Han"] in languages:
+        return None
+    return tuple(dict.fromkeys(LATIN_MODEL if lang == "eng" else lang for lang in languages))
 
 
 def first_look_engine(options: ProcessOptions) -> OrientationDetector | None:

@@ -5,7 +5,8 @@ upright, straightened, its ruling lines found, and read by the engine and langua
 (engine_choice.py): either the engine reads the whole page once and its words are split by layout
 (whole_page.py, classic OCR engines), or each layout region is cropped and read on its own
 (by_region.py, engines whose capabilities say ``reads_regions``, such as vision models). A page read as Latin that
-holds Chinese is read again as Chinese (script_recheck.py). Boxes are converted from pixels back to
+holds Chinese is read again as Chinese (script_recheck.py); one read with English that shows
+accents, again with the model for the whole Latin script (accents.py). Boxes are converted from pixels back to
 points so both the OCR and the text-layer path share one coordinate frame: that of the page as
 read, upright. pipeline.py runs these stages in order (``OCR_PATH``).
 """
@@ -19,12 +20,14 @@ from ocrqueue.documents.layout.raster import find_rules
 from ocrqueue.documents.layout.straighten import deskew
 from ocrqueue.documents.layout.vertical import ink_in_columns, is_column, is_vertical, vertical_blocks
 from ocrqueue.documents.model import Block
+from ocrqueue.documents.ocr.accents import needs_latin_model
 from ocrqueue.documents.ocr.assemble import Figures, OcrPage
 from ocrqueue.documents.ocr.by_region import read_regions
 from ocrqueue.documents.ocr.detect import look, turn
-from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine
+from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, with_latin_model
 from ocrqueue.documents.ocr.script_recheck import HAN, holds_han
 from ocrqueue.documents.ocr.whole_page import read_whole_page
+from ocrqueue.documents.options import AUTO
 from ocrqueue.documents.scripts import scripts_in
 from ocrqueue.documents.stages import PageContext, needed, stage
 
@@ -100,6 +103,21 @@ def recheck_script(context: PageContext) -> None:
     if "Han" in found:
         context.engine, context.languages, context.scripts = engine, languages, found
         context.source, context.blocks, context.images = engine.name, blocks, figures.images
+
+
+@stage("ocr.recheck_accents")
+def recheck_accents(context: PageContext) -> None:
+    """Reads the blocks, engine and languages; adds a reading with the Latin script model when a
+    page read with English shows another language (ocr/accents.py). Only when languages are auto:
+    ``eng`` asked for by name is read as asked."""
+    engine = needed(context.engine, "engine")
+    if context.options.languages != (AUTO,) or not needs_latin_model(context.blocks):
+        return
+    languages = with_latin_model(context.languages, engine.capabilities.languages)
+    if languages is None:
+        return
+    blocks, figures = _read(context, engine, languages)
+    context.languages, context.blocks, context.images = languages, blocks, figures.images
 
 
 def _chosen(context: PageContext, scripts: tuple[str, ...]) -> tuple[OcrEngine, tuple[str, ...]]:
