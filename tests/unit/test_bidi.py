@@ -1,6 +1,6 @@
 """Visual to logical order for right-to-left lines (documents/bidi.py, input/logical_line.py)."""
 
-# ruff: noqa: RUF001 (Arabic and Hebrew letters are the point, not look-alikes of Latin ones)
+# ruff: noqa: RUF001, RUF003 (Arabic and Hebrew letters are the point, not look-alikes of Latin ones)
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ocrqueue.documents.bidi import logical_text, normalise_presentation_forms, visual_is_rtl, visual_order
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.logical_line import Glyph, logical_words
+from ocrqueue.documents.logical_line import Glyph, ligatures_joined, logical_words
 
 ARABIC_LETTERS = "ابتثجحخدذرزسشصضطظعغفقكلمنهوية"
 PERSIAN_LETTERS = "پچژکگی"
@@ -94,12 +94,32 @@ def _glyphs(visual_words: list[list[tuple[str, float]]]) -> list[Glyph]:
 
 
 def test_a_lam_alef_glyph_reads_lam_first_whatever_order_pdfium_gave() -> None:
-    """The lam-alef glyph of "لا" is one glyph whose two letters share its box, lam on the right.
-    PDFium gives them in either order; their boxes put them back."""
-    lam, alef = ("ل", 104.0), ("ا", 100.0)
-    for pdfium_order in ([lam, alef], [alef, lam]):
-        words = logical_words(_glyphs([pdfium_order]))
-        assert [w.text for w in words] == ["لا"]
+    """The lam-alef of "لا" and "اطلاع" is one glyph whose ToUnicode gives two letters; PDFium
+    gives them in either order and splits the glyph's box between them in that order (Chromium's
+    PDFs: alef left; XeTeX's: lam left), so the boxes cannot order them: the shared origin can."""
+    for first, second in (("ل", "ا"), ("ا", "ل")):
+        ligature = [
+            (Glyph(first, BBox(100.0, 100.0, 104.0, 110.0), 0), (100.0, 100.0)),
+            (Glyph(second, BBox(104.0, 100.0, 108.0, 110.0), 0), (100.0, 100.0)),
+        ]
+        # "اطلاع" drawn right to left: ع leftmost, then the ligature, then ط, then ا.
+        word = [
+            (Glyph("ا", BBox(120.0, 100.0, 124.0, 110.0), 0), (120.0, 100.0)),
+            (Glyph("ط", BBox(110.0, 100.0, 118.0, 110.0), 0), (110.0, 100.0)),
+            *ligature,
+            (Glyph("ع", BBox(90.0, 100.0, 98.0, 110.0), 0), (90.0, 100.0)),
+        ]
+        assert [w.text for w in logical_words(ligatures_joined(word))] == ["اطلاع"]
+        assert [w.text for w in logical_words(ligatures_joined(ligature))] == ["لا"]
+
+
+def test_alef_then_lam_in_two_glyphs_stays_as_drawn() -> None:
+    """ "ال" (the article) is two glyphs: alef does not join the letter after it."""
+    glyphs = [
+        (Glyph("ا", BBox(104.0, 100.0, 108.0, 110.0), 0), (104.0, 100.0)),
+        (Glyph("ل", BBox(100.0, 100.0, 104.0, 110.0), 0), (100.0, 100.0)),
+    ]
+    assert [w.text for w in logical_words(ligatures_joined(glyphs))] == ["ال"]
 
 
 def test_words_of_a_visual_line_keep_their_boxes_and_order() -> None:

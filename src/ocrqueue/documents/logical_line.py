@@ -30,6 +30,28 @@ class Glyph(NamedTuple):
     confidence: float | None = 1.0
 
 
+_LAM = "\u0644"
+_ALEFS = frozenset("\u0622\u0623\u0625\u0627")  # alef, with madda, hamza above, hamza below
+
+
+def ligatures_joined(glyphs: Sequence[tuple[Glyph, tuple[float, float]]]) -> list[Glyph]:
+    """Letters drawn by one glyph (they share its origin: a lam-alef's ToUnicode gives two) as one
+    glyph holding them in logical order. PDFium splits such a glyph's box between its letters in
+    an order of its own, so their boxes cannot order them; the lam of a lam-alef comes first."""
+    out: list[Glyph] = []
+    origins: list[tuple[float, float]] = []
+    for glyph, origin in glyphs:
+        if out and origin == origins[-1] and glyph.word == out[-1].word:
+            text = out[-1].text + glyph.text
+            if len(text) == 2 and text[0] in _ALEFS and text[1] == _LAM:
+                text = text[::-1]
+            out[-1] = out[-1]._replace(text=text, box=union([out[-1].box, glyph.box]))
+        else:
+            out.append(glyph)
+            origins.append(origin)
+    return out
+
+
 _SPACE = Glyph(" ", BBox(0.0, 0.0, 0.0, 0.0), -1)  # between two words of the visual line
 
 

@@ -20,7 +20,7 @@ from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.input.pages import TextLayer
 from ocrqueue.documents.input.pdfframe import PageFrame
 from ocrqueue.documents.input.pdfgraphics import graphics
-from ocrqueue.documents.logical_line import Glyph, logical_words
+from ocrqueue.documents.logical_line import Glyph, ligatures_joined, logical_words
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, composed, is_unwanted, is_wide, mostly_wide
 
@@ -181,7 +181,8 @@ def _rtl_words(
     """A line with right-to-left text: its words in logical order from each character's box
     (``logical_line``), with the indices of its first character and its last word's."""
     left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
-    glyphs: list[Glyph] = []
+    glyphs: list[tuple[Glyph, tuple[float, float]]] = []
+    x, y = ctypes.c_double(), ctypes.c_double()
     first = last = -1
     for number, word in enumerate(_WORD.finditer(text, start, end)):
         first = word.start() if first < 0 else first
@@ -191,8 +192,16 @@ def _rtl_words(
             if is_unwanted(ch) or ch in HYPHEN_MARKS:
                 continue
             if pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top):
-                glyphs.append(Glyph(ch, to_page(left.value, bottom.value, right.value, top.value), number))
-    return first, last, logical_words(glyphs, rtl=rtl)
+                box = to_page(left.value, bottom.value, right.value, top.value)
+                glyphs.append((Glyph(ch, box, number), _origin(raw, i, x, y)))
+    return first, last, logical_words(ligatures_joined(glyphs), rtl=rtl)
+
+
+def _origin(raw: pdfium_c.FPDF_TEXTPAGE, index: int, x: ctypes.c_double, y: ctypes.c_double) -> tuple[float, float]:
+    """Where the glyph of character ``index`` is drawn from: the letters of one ligature share it."""
+    if not pdfium_c.FPDFText_GetCharOrigin(raw, index, x, y):
+        return (float("nan"), float(index))  # equal to no other character's
+    return (x.value, y.value)
 
 
 def _union_of_chars(raw: pdfium_c.FPDF_TEXTPAGE, start: int, end: int) -> tuple[float, float, float, float]:
@@ -228,7 +237,7 @@ def _lines(
     started = False  # a word's box has begun (it may hold only characters nobody sees)
     font_size: float | None = None
     visible = bad = 0
-    glyphs: list[tuple[str, float, float, float, float, int]] = []  # the line's, for a right-to-left one
+    glyphs: list[tuple[str, float, float, float, float, int, int]] = []  # the line's, for a right-to-left one
     rtl_before: Line | None = None  # the line before, when it was right-to-left
     for i in range(n + 1):
         ch = text[i] if i < n else "\n"
@@ -249,7 +258,13 @@ def _lines(
                 if words:
                     rtl = any(is_rtl(g[0]) for g in glyphs)
                     if rtl or rtl_before is not None:
-                        placed = [Glyph(g[0], to_page(*g[1:5]), g[5]) for g in glyphs]
+                        origin_x, origin_y = ctypes.c_double(), ctypes.c_double()
+                        placed = ligatures_joined(
+                            [
+                                (Glyph(g[0], to_page(*g[1:5]), g[5]), _origin(textpage.raw, g[6], origin_x, origin_y))
+                                for g in glyphs
+                            ]
+                        )
                         logical = logical_words(placed, char_boxes, None if rtl else True)
                         rtl = rtl or (rtl_before is not None and _ends_paragraph(logical, rtl_before))
                         words[:] = logical if rtl else words
@@ -287,7 +302,7 @@ def _lines(
                 glyphs[-1] = (one, *glyphs[-1][1:])
             continue
         chars.append(ch)
-        glyphs.append((ch, x0, y0, x1, y1, len(words)))
+        glyphs.append((ch, x0, y0, x1, y1, len(words), i))
         if char_boxes:
             boxes.append(to_page(x0, y0, x1, y1))
     return lines, visible, bad
