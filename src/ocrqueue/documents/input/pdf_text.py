@@ -11,12 +11,14 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from ocrqueue.documents.bidi import has_rtl, is_rtl
 from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.indic_order import in_visual_order, logical_indices
 from ocrqueue.documents.input.pages import TextLayer
 from ocrqueue.documents.input.pdfframe import PageFrame
 from ocrqueue.documents.input.pdfgraphics import graphics
@@ -43,8 +45,22 @@ def read_text_layer(page: pdfium.PdfPage, frame: PageFrame, char_boxes: bool = F
             lines, chars, bad = _lines(textpage, frame, char_boxes, text or _per_char_text(textpage, n))
     finally:
         textpage.close()
+    if in_visual_order("".join(line.text for line in lines)):
+        lines = [_in_logical_order(line) for line in lines]
     coverage, images, drawings = _images(page, frame)
     return TextLayer(tuple(lines), chars, bad, coverage, images, drawings)
+
+
+def _in_logical_order(line: Line) -> Line:
+    """``line`` with its Indic pre-base vowel signs after their consonants (indic_order.py),
+    character boxes moved with them."""
+    words = []
+    for word in line.words:
+        order = logical_indices(word.text)
+        text = "".join(word.text[i] for i in order)
+        chars = tuple(word.chars[i] for i in order) if len(word.chars) == len(word.text) else word.chars
+        words.append(replace(word, text=text, chars=chars))
+    return replace(line, text=" ".join(w.text for w in words), words=tuple(words))
 
 
 def _is_bad(ch: str) -> bool:
