@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ocrqueue.documents.bidi import logical_text, normalise_presentation_forms, visual_is_rtl, visual_order
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.logical_line import Glyph, ligatures_joined, logical_words
+from ocrqueue.documents.logical_line import Glyph, ligatures_joined, logical_words, same_visual_line
 
 ARABIC_LETTERS = "ابتثجحخدذرزسشصضطظعغفقكلمنهوية"
 PERSIAN_LETTERS = "پچژکگی"
@@ -132,3 +132,23 @@ def test_words_of_a_visual_line_keep_their_boxes_and_order() -> None:
     assert [w.text for w in words] == ["کالای", "12", "خوب", "Excel"]
     assert words[0].bbox == BBox(74.0, 100.0, 94.0, 110.0)
     assert all(len(w.chars) == len(w.text) for w in words)
+
+
+def test_a_word_of_a_mark_alone_joins_the_word_it_touches() -> None:
+    """Chromium draws the hamza of "پایانهٔ" as a sliver above the line that PDFium takes for a
+    word of its own ("پایان هٔ" before)."""
+    letters = [(ch, 90.0 - 6 * i) for i, ch in enumerate("پایان")]  # logical order, right to left
+    glyphs = [Glyph(ch, BBox(x, 100.0, x + 6, 110.0), 0) for ch, x in letters]
+    glyphs += [Glyph("ه", BBox(64.0, 100.0, 65.0, 102.0), 1), Glyph("\u0654", BBox(63.0, 100.0, 64.0, 102.0), 1)]
+    glyphs += [Glyph(ch, BBox(x, 100.0, x + 6, 110.0), 2) for ch, x in [("ن", 50.0), ("و", 44.0)]]
+    assert [w.text for w in logical_words(glyphs)] == ["پایانهٔ", "نو"]
+
+
+def test_pieces_of_one_line_are_one_line_and_two_columns_are_not() -> None:
+    right = [Glyph("ا", BBox(300.0, 100.0, 400.0, 110.0), 0)]
+    piece = [Glyph("ه", BBox(290.0, 100.0, 292.0, 103.0), 1)]
+    column = [Glyph("ب", BBox(100.0, 100.0, 250.0, 110.0), 2)]
+    below = [Glyph("ت", BBox(300.0, 114.0, 400.0, 124.0), 3)]
+    assert same_visual_line(right, piece)
+    assert not same_visual_line(right, column)
+    assert not same_visual_line(right, below)

@@ -52,6 +52,39 @@ def ligatures_joined(glyphs: Sequence[tuple[Glyph, tuple[float, float]]]) -> lis
     return out
 
 
+def _marks_joined(words: list[list[Glyph]]) -> list[list[Glyph]]:
+    """Words (left to right) with a word of marks alone joined to the word it touches: Chromium
+    draws the "هٔ" of "پایانهٔ" as a hamza whose box is a sliver above the line, which PDFium
+    takes for a word of its own."""
+    if len(words) < 2:
+        return words
+    height = max(g.box.height for word in words for g in word)
+    boxes = [union(g.box for g in word) for word in words]
+    out = [list(word) for word in words]
+    for i in range(len(words)):
+        if boxes[i].width >= 0.35 * height or not out[i]:
+            continue
+        neighbours = [j for j in (i - 1, i + 1) if 0 <= j < len(words) and out[j]]
+        if not neighbours:
+            continue
+        gap, j = min((boxes[i].x0 - boxes[j].x1 if j < i else boxes[j].x0 - boxes[i].x1, j) for j in neighbours)
+        if gap < 0.5 * height:
+            out[j].extend(out[i])
+            out[i] = []
+    return [word for word in out if word]
+
+
+def same_visual_line(a: Sequence[Glyph], b: Sequence[Glyph]) -> bool:
+    """Whether two runs of letters sit on one line of the page: they share most of their height
+    and no more than a line height lies between them (two columns have a wider gutter)."""
+    if not a or not b:
+        return False
+    box_a, box_b = union(g.box for g in a), union(g.box for g in b)
+    shared = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+    apart = max(box_a.x0, box_b.x0) - min(box_a.x1, box_b.x1)
+    return shared >= 0.5 * min(box_a.height, box_b.height) and apart < max(box_a.height, box_b.height)
+
+
 _SPACE = Glyph(" ", BBox(0.0, 0.0, 0.0, 0.0), -1)  # between two words of the visual line
 
 
@@ -65,7 +98,7 @@ def logical_words(glyphs: Sequence[Glyph], char_boxes: bool = False, rtl: bool |
     for glyph in glyphs:
         by_word.setdefault(glyph.word, []).append(glyph)
     visual: list[Glyph] = []
-    for word in sorted(by_word.values(), key=lambda g: union(x.box for x in g).cx):
+    for word in _marks_joined(sorted(by_word.values(), key=lambda g: union(x.box for x in g).cx)):
         if visual:
             visual.append(_SPACE)
         visual.extend(sorted(word, key=lambda g: g.box.cx))

@@ -22,7 +22,7 @@ from ocrqueue.documents.indic_order import in_visual_order, logical_indices
 from ocrqueue.documents.input.pages import TextLayer
 from ocrqueue.documents.input.pdfframe import PageFrame
 from ocrqueue.documents.input.pdfgraphics import graphics
-from ocrqueue.documents.logical_line import Glyph, ligatures_joined, logical_words
+from ocrqueue.documents.logical_line import Glyph, ligatures_joined, logical_words, same_visual_line
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, composed, is_unwanted, is_wide, mostly_wide
 
@@ -135,16 +135,21 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
     fonts = _FontNames(raw)
     lines: list[Line] = []
     rtl_before: Line | None = None  # the line before, when it was right-to-left
+    before: tuple[int, list[tuple[Glyph, tuple[float, float]]]] = (-1, [])  # its first index, its glyphs
     for line in _LINE.finditer(text):
         rtl = has_rtl(line.group())
         if rtl or rtl_before is not None:
-            first, last, words = _rtl_words(raw, to_page, text, line.start(), line.end(), None if rtl else True)
+            first, last, glyphs = _rtl_glyphs(raw, to_page, text, line.start(), line.end())
+            if rtl and rtl_before is not None and same_visual_line([g for g, _ in before[1]], [g for g, _ in glyphs]):
+                lines.pop()  # PDFium cut one line in pieces (at a hamza above): read it whole
+                first, glyphs = before[0], before[1] + glyphs
+            words = logical_words(ligatures_joined(glyphs), rtl=None if rtl else True)
             if rtl or (words and rtl_before is not None and _ends_paragraph(words, rtl_before)):
                 rtl_before = None
                 if words:
                     monospace = fonts.line_is_monospace(text, first, last, line.end())
                     lines.append(_line(words, float(font_size(raw, first)), monospace))
-                    rtl_before = lines[-1]
+                    rtl_before, before = lines[-1], (first, glyphs)
                 continue
             rtl_before = None
         words = []
@@ -186,21 +191,17 @@ def _ends_paragraph(words: list[Word], before: Line) -> bool:
     return 0 <= box.y0 - before.bbox.y0 <= 2.5 * size and abs(box.x1 - before.bbox.x1) <= size
 
 
-def _rtl_words(
-    raw: pdfium_c.FPDF_TEXTPAGE,
-    to_page: Callable[[float, float, float, float], BBox],
-    text: str,
-    start: int,
-    end: int,
-    rtl: bool | None = None,
-) -> tuple[int, int, list[Word]]:
-    """A line with right-to-left text: its words in logical order from each character's box
-    (``logical_line``), with the indices of its first character and its last word's."""
+def _rtl_glyphs(
+    raw: pdfium_c.FPDF_TEXTPAGE, to_page: Callable[[float, float, float, float], BBox], text: str, start: int, end: int
+) -> tuple[int, int, list[tuple[Glyph, tuple[float, float]]]]:
+    """A line with right-to-left text: its visible characters with their boxes (page points),
+    the word they are in (numbered by its first index) and their glyph's origin, with the indices
+    of the line's first character and its last word's."""
     left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
     glyphs: list[tuple[Glyph, tuple[float, float]]] = []
     x, y = ctypes.c_double(), ctypes.c_double()
     first = last = -1
-    for number, word in enumerate(_WORD.finditer(text, start, end)):
+    for word in _WORD.finditer(text, start, end):
         first = word.start() if first < 0 else first
         last = word.start()
         for i in range(word.start(), word.end()):
@@ -209,8 +210,8 @@ def _rtl_words(
                 continue
             if pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top):
                 box = to_page(left.value, bottom.value, right.value, top.value)
-                glyphs.append((Glyph(ch, box, number), _origin(raw, i, x, y)))
-    return first, last, logical_words(ligatures_joined(glyphs), rtl=rtl)
+                glyphs.append((Glyph(ch, box, word.start()), _origin(raw, i, x, y)))
+    return first, last, glyphs
 
 
 def _origin(raw: pdfium_c.FPDF_TEXTPAGE, index: int, x: ctypes.c_double, y: ctypes.c_double) -> tuple[float, float]:
