@@ -23,6 +23,8 @@ from rtl_pages import ARABIC, HEBREW, PAGES, PERSIAN, RtlPage, print_pdfs
 
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.model import Block, Line, PageResult, Word
+from ocrqueue.documents.output.html import page_html
+from ocrqueue.documents.output.markdown import page_markdown_parts
 from ocrqueue.documents.output.pdf_text_spans import page_text
 from ocrqueue.documents.output.searchable_pdf import write_searchable_pdf
 
@@ -202,3 +204,22 @@ def test_the_searchable_pdf_of_a_scanned_right_to_left_page_copies_what_was_read
     if shutil.which("pdftotext"):  # poppler takes two words whose boxes touch for one ("و قیمت")
         poppler = " ".join(_rtl_words(_poppler_text(pdf, tmp_path)))
         assert bag_of_words_f1(" ".join(_rtl_words(layer)), poppler) >= 0.95, poppler
+
+
+def test_markdown_and_html_give_right_to_left_paragraphs_in_logical_order(rtl_pdfs: dict[str, bytes]) -> None:
+    read = _only_page(rtl_pdfs["arabic"])
+    markdown = "\n".join(page_markdown_parts(read))
+    assert "## تقرير الإنتاجية السنوي" in markdown
+    assert "يعمل الفريق الآن مع Python 3.12 ونظام Linux على الخوادم" in markdown.replace("\n", " ")
+    html = page_html(read)
+    assert '<h2 dir="rtl">تقرير الإنتاجية السنوي</h2>' in html
+    assert html.count('<p dir="rtl">') == len(ARABIC.paragraphs)
+
+
+def test_html_marks_only_right_to_left_blocks() -> None:
+    english = Block("text", BBox(0, 0, 10, 10), "The word שלום means peace.")
+    hebrew = Block("text", BBox(0, 20, 10, 30), "שלום עולם, Linux 2024.")
+    page = PageResult(0, 100, 100, "text_layer", (english, hebrew), None)
+    html = page_html(page)
+    assert "<p>The word שלום means peace.</p>" in html
+    assert '<p dir="rtl">שלום עולם, Linux 2024.</p>' in html

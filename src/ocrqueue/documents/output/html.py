@@ -1,7 +1,8 @@
 """A document result as one complete HTML5 document, page by page. Document text is data: every
 character of it is escaped, so a page that says ``<script>`` shows those characters. Each page is a
 `<section>`; titles are `<h1>`-`<h6>` by their level, tables `<table>` with their spans, figures
-`<img>` whose `src` is `figure_base` + the crop's file name, as the Markdown's links are."""
+`<img>` whose `src` is `figure_base` + the crop's file name, as the Markdown's links are. A block
+of right-to-left text carries `dir="rtl"`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import html
 import re
 from collections.abc import Iterable, Iterator
 
+from ocrqueue.documents.bidi import has_rtl, logical_is_rtl
 from ocrqueue.documents.model import Block, PageResult, Table
 from ocrqueue.documents.output.languages import first_tag
 
@@ -29,6 +31,12 @@ def escape(text: str) -> str:
     return html.escape(_CONTROLS.sub("", text))
 
 
+def _dir(text: str) -> str:
+    """` dir="rtl"` for text that starts right to left (Arabic, Hebrew): a browser then lays it
+    out from the right, with its numbers and Latin words in place; nothing for other text."""
+    return ' dir="rtl"' if has_rtl(text) and logical_is_rtl(text) else ""
+
+
 def _lines(text: str) -> str:
     return "<br>\n".join(escape(line) for line in text.split("\n"))
 
@@ -41,7 +49,7 @@ def table_html(table: Table) -> str:
             spans = (f' rowspan="{cell.row_span}"' if cell.row_span > 1 else "") + (
                 f' colspan="{cell.col_span}"' if cell.col_span > 1 else ""
             )
-            cells.append(f"<td{spans}>{_lines(cell.text)}</td>")
+            cells.append(f"<td{spans}{_dir(cell.text)}>{_lines(cell.text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return "<table>\n" + "\n".join(rows) + "\n</table>"
 
@@ -49,9 +57,10 @@ def table_html(table: Table) -> str:
 def block_html(block: Block, figure_base: str) -> str:
     if block.type == "title":
         level = min(6, max(1, block.level or 1))
-        return f"<h{level}>{escape(block.text.replace(chr(10), ' '))}</h{level}>"
+        return f"<h{level}{_dir(block.text)}>{escape(block.text.replace(chr(10), ' '))}</h{level}>"
     if block.type == "list":
-        return "<ul>\n" + "\n".join(f"<li>{escape(item)}</li>" for item in block.text.split("\n")) + "\n</ul>"
+        items = (f"<li{_dir(item)}>{escape(item)}</li>" for item in block.text.split("\n"))
+        return f"<ul{_dir(block.text)}>\n" + "\n".join(items) + "\n</ul>"
     if block.type == "code":
         return f"<pre><code>{escape(block.text)}</code></pre>"
     if block.table is not None:
@@ -62,8 +71,8 @@ def block_html(block: Block, figure_base: str) -> str:
         alt = block.text.split("\n", 1)[0] or "figure"
         return f'<figure><img src="{escape(figure_base + block.image)}" alt="{escape(alt)}"></figure>'
     if block.type == "caption":
-        return f'<p class="caption">{_lines(block.text)}</p>'
-    return f"<p>{_lines(block.text)}</p>"
+        return f'<p class="caption"{_dir(block.text)}>{_lines(block.text)}</p>'
+    return f"<p{_dir(block.text)}>{_lines(block.text)}</p>"
 
 
 def page_html(page: PageResult, figure_base: str = "") -> str:
