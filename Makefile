@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 # test processes for `make test` (pytest-xdist): tests mostly wait on real processes, so two overlap well on 2 cores
 TEST_PROCESSES ?= 2
 
-.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-accuracy bench-accuracy-scripts bench-documents bench-viewer bench-memory bench-bigdoc venv venv-runtime system-deps-serve system-deps-test lock container-check clean
+.PHONY: serve test lint typecheck imports check chaos corpus bench bench-queue bench-ocr bench-ocr-cost bench-accuracy bench-accuracy-scripts bench-documents bench-viewer bench-memory bench-bigdoc venv venv-runtime system-deps-serve system-deps-test lock container-check clean
 
 INSTALL_PYTHON := BOOTSTRAP_PYTHON=$(BOOTSTRAP_PYTHON) scripts/install-python.sh
 
@@ -66,6 +66,11 @@ bench-queue: venv
 	$(PY) bench/queue.py --db sqlite:///$(CURDIR)/ocrqueue-data/bench.db --jobs 20000 --concurrency 4 --processes 2
 	$(PY) bench/queue.py --db postgresql://postgres@127.0.0.1:5432/ocrq_bench --jobs 20000 --concurrency 4 --processes 2
 
+## bench-ocr-cost: CPU a page per script, the pipeline against bare Tesseract and bare RapidOCR on the same scans, one thread each
+bench-ocr-cost: venv
+	$(PY) bench/ocr_cost.py --split dev
+	$(PY) bench/ocr_cost.py --split test
+
 ## bench-ocr: accuracy and speed of each OCR engine on generated sample pages
 bench-ocr: venv
 	$(PY) bench/ocr.py
@@ -97,7 +102,7 @@ bench-memory: venv
 bench-bigdoc: venv
 	$(PY) bench/bigdoc.py
 
-bench: bench-queue bench-ocr bench-accuracy
+bench: bench-queue bench-ocr bench-ocr-cost bench-accuracy
 
 ## lock: rewrite constraints.txt from a fresh venv of pyproject.toml at today's pins (a package no longer
 ## needed drops out, a new one comes in at its newest); to move a pin, edit or delete its line first
