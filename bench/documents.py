@@ -9,7 +9,7 @@ fills it; tests/data/documents_corpus.py fetches or makes them into the accuracy
 is read as the PDF page (``text_layer``), as a clean 300-dpi render (``clean``) and as a simulated
 scan (``scan``), through open_document and process_page with the default options, as a worker does.
 Pages whose document has no trustworthy text layer (scans, photos, OCR'd PDFs) are read as they
-are, for crashes and speed only.
+are (with the ``text_layer`` variant only), for crashes and speed.
 
 Measures (tests/data/metrics.py, tests/data/structure_metrics.py): CER and bag-of-words F1 against
 the text layer; where the PDF is tagged, heading precision/recall/F1, paragraph-boundary F1 and
@@ -31,13 +31,14 @@ import argparse  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import random  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 from collections import defaultdict  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 
 import pypdfium2 as pdfium  # noqa: E402
-from data.documents_corpus import CorpusPage, fetch_documents, load_manifest, load_pages, table_truth  # noqa: E402
+from data.documents_corpus import SEED, CorpusPage, fetch_documents, load_manifest, load_pages, table_truth  # noqa: E402
 from data.metrics import bag_of_words_f1, full_text, text_cer  # noqa: E402
 from data.realpages import DEFAULT_CACHE, RENDER_DPI, clean_png, scan_jpeg  # noqa: E402
 from data.structure_metrics import (  # noqa: E402
@@ -184,14 +185,17 @@ def print_table(title: str, summary: dict[str, dict[str, object]]) -> None:
 
 
 def interleaved(pages: list[CorpusPage]) -> list[CorpusPage]:
-    """Pages taking turns by document (each document's in drawn order), so --limit reaches many."""
+    """Pages taking turns by document (documents in an order shuffled by seed 22, each document's
+    pages in drawn order), so --limit reaches many documents, whatever their place in the manifest."""
     by_doc: dict[str, list[CorpusPage]] = defaultdict(list)
     for p in pages:
         by_doc[p.doc].append(p)
+    order = sorted(by_doc)
+    random.Random(f"{SEED}/limit").shuffle(order)
     out: list[CorpusPage] = []
     rank = 0
     while len(out) < len(pages):
-        out += [ps[rank] for ps in by_doc.values() if rank < len(ps)]
+        out += [by_doc[d][rank] for d in order if rank < len(by_doc[d])]
         rank += 1
     return out
 
@@ -220,6 +224,9 @@ def main() -> None:
         and (not args.families or p.family in args.families.split(","))
         and (not wanted or any(w in p.id for w in wanted))
     ]
+    variants = [v for v in args.variants.split(",") if v]
+    if "text_layer" not in variants:  # pages without truth are read only as they are
+        pages = [p for p in pages if p.truth == "text_layer"]
     if args.limit:
         pages = [
             p for split in ("dev", "test") for p in interleaved([q for q in pages if q.split == split])[: args.limit]
@@ -227,7 +234,6 @@ def main() -> None:
     fetch_documents(manifest, args.cache, {p.doc for p in pages})
     docs = {d["id"]: d for d in manifest["documents"]}  # type: ignore[attr-defined]
     options = ProcessOptions()
-    variants = [v for v in args.variants.split(",") if v]
     readings: list[Reading] = []
     for page in pages:
         truth: dict[str, object] = {"text": "", "structure": [], "tables": []}
@@ -236,7 +242,8 @@ def main() -> None:
             csv_table = table_truth(docs[page.doc], page.page, args.cache)
             tables = [b.rows for b in structure if b.kind == "table"] + ([csv_table] if csv_table else [])
             truth = {"text": truth_text(page, args.cache), "structure": structure, "tables": tables}
-        for variant in variants if page.truth == "text_layer" else ["text_layer"]:
+        # Pages without truth are read only as they are (text_layer), for crashes and speed.
+        for variant in variants if page.truth == "text_layer" else [v for v in variants if v == "text_layer"]:
             r = read(page, variant, options, args.cache, truth)
             readings.append(r)
             if args.per_page:
