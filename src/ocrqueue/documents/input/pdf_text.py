@@ -19,9 +19,11 @@ import pypdfium2.raw as pdfium_c
 from ocrqueue.documents.bidi import has_rtl, is_rtl
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.indic_order import in_visual_order, logical_indices
+from ocrqueue.documents.input.letter_spacing import rejoin_letter_spaced
 from ocrqueue.documents.input.pages import TextLayer
 from ocrqueue.documents.input.pdfframe import PageFrame
 from ocrqueue.documents.input.pdfgraphics import graphics
+from ocrqueue.documents.input.text_matrix import TextMatrices
 from ocrqueue.documents.logical_line import Glyph, ligatures_joined, logical_words, same_visual_line
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, composed, is_unwanted, is_wide, mostly_wide
@@ -115,6 +117,7 @@ class _FontNames:
 
 
 def _line(words: list[Word], font_size: float | None, monospace: bool = False) -> Line:
+    words = rejoin_letter_spaced(words, font_size)
     box = BBox(
         min(w.bbox.x0 for w in words),
         min(w.bbox.y0 for w in words),
@@ -130,9 +133,9 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
     instead of once per character. For ``text`` one to one with PDFium's character indices."""
     left, top, right, bottom = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
     count_rects, get_rect = pdfium_c.FPDFText_CountRects, pdfium_c.FPDFText_GetRect
-    font_size = pdfium_c.FPDFText_GetFontSize
     raw, to_page = textpage.raw, frame.box
     fonts = _FontNames(raw)
+    sizes = TextMatrices(raw)
     lines: list[Line] = []
     rtl_before: Line | None = None  # the line before, when it was right-to-left
     before: tuple[int, list[tuple[Glyph, tuple[float, float]]]] = (-1, [])  # its first index, its glyphs
@@ -148,7 +151,7 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 rtl_before = None
                 if words:
                     monospace = fonts.line_is_monospace(text, first, last, line.end())
-                    lines.append(_line(words, float(font_size(raw, first)), monospace))
+                    lines.append(_line(words, sizes.size(first), monospace))
                     rtl_before, before = lines[-1], (first, glyphs)
                 continue
             rtl_before = None
@@ -174,9 +177,7 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 words.append(Word(text_of_word, to_page(x0, y0, x1, y1), 1.0))
                 last = start
         if words:
-            lines.append(
-                _line(words, float(font_size(raw, first)), fonts.line_is_monospace(text, first, last, line.end()))
-            )
+            lines.append(_line(words, sizes.size(first), fonts.line_is_monospace(text, first, last, line.end())))
     counts = Counter(text)
     visible = sum(k for ch, k in counts.items() if not ch.isspace())
     bad = sum(k for ch, k in counts.items() if not ch.isspace() and _is_bad(ch))
@@ -249,6 +250,7 @@ def _lines(
     chars: list[str] = []
     boxes: list[BBox] = []
     fonts = _FontNames(textpage.raw)
+    sizes = TextMatrices(textpage.raw)
     first = last = word_start = -1  # the line's first character, its last word's, this word's
     left = bottom = right = top = 0.0
     started = False  # a word's box has begun (it may hold only characters nobody sees)
@@ -298,7 +300,7 @@ def _lines(
         if _is_bad(ch):
             bad += 1
         if font_size is None:
-            font_size = float(pdfium_c.FPDFText_GetFontSize(textpage, i))
+            font_size = sizes.size(i)
             first = i
         x0, y0, x1, y1 = c_left.value, c_bottom.value, c_right.value, c_top.value
         if started:
