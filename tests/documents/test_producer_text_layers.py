@@ -4,9 +4,11 @@ Distiller), letter-spaced titles, reference markers, turned lines."""
 from __future__ import annotations
 
 import pytest
+from generate import PdfBuilder
 from producers import SECTIONS, WRITERS, Run, page_pdf, report_runs
 
-from ocrqueue.documents.model import PageResult
+from ocrqueue.documents.model import PageResult, Word
+from ocrqueue.documents.output.markdown import page_markdown_parts
 
 from .helpers import run
 
@@ -57,3 +59,35 @@ def test_evenly_spaced_single_letters_far_apart_stay_apart() -> None:
         page_pdf([Run(72.0, 60.0, 10.0, ["ABCD"]), Run(72.0, 90.0, 10.0, SECTIONS[1][1])], "distiller", {0: 2.0})
     )
     assert page.blocks[0].lines[0].text == "A B C D"
+
+
+# "reference" then a marker set at seven tenths of the size and raised a third of it, then the
+# sentence goes on: with Tf at the size and a text rise (Word, LibreOffice), or Tf 1 scaled by the
+# text matrix (Distiller), where the rise is scaled too.
+MARKED = {
+    "rise": "BT /F1 10 Tf 72 700 Td (as shown in the reference) Tj /F1 7 Tf 3.5 Ts (2) Tj /F1 10 Tf 0 Ts",
+    "matrix": "BT 10 0 0 10 72 700 Tm /F1 1 Tf (as shown in the reference) Tj /F1 0.7 Tf 0.35 Ts (2) Tj /F1 1 Tf 0 Ts",
+}
+
+
+@pytest.mark.parametrize("how", sorted(MARKED))
+def test_reference_markers_stay_apart_from_their_word(how: str) -> None:
+    """The marker is a word of its own with the role "superscript", on the same line as the rest
+    of the sentence; the text reads as the page does, the Markdown marks it ``^2^``."""
+    pdf = PdfBuilder()
+    pdf.add_page([MARKED[how] + " ( and its footnote below.) Tj ET"])
+    page = _page(pdf.build())
+    [block] = page.blocks
+    [line] = block.lines
+    assert line.text == "as shown in the reference2 and its footnote below."
+    assert [(w.text, w.role) for w in line.words[4:6]] == [("reference", None), ("2", "superscript")]
+    assert "reference^2^ and its footnote" in page_markdown_parts(page)[0]
+    assert Word.from_dict(line.words[5].to_dict()).role == "superscript"
+
+
+def test_apostrophes_and_same_size_raised_marks_are_not_markers() -> None:
+    """A raised mark at the word's own size (an apostrophe, a degree sign) is part of the word."""
+    pdf = PdfBuilder()
+    pdf.add_page(["BT /F1 10 Tf 72 700 Td (the workers' queue at 20\xb0 stays up) Tj ET"])
+    [line] = _page(pdf.build()).blocks[0].lines
+    assert all(w.role is None for w in line.words)

@@ -23,9 +23,10 @@ from ocrqueue.documents.input.letter_spacing import rejoin_letter_spaced
 from ocrqueue.documents.input.pages import TextLayer
 from ocrqueue.documents.input.pdfframe import PageFrame
 from ocrqueue.documents.input.pdfgraphics import graphics
+from ocrqueue.documents.input.superscripts import Superscripts, join_after_markers
 from ocrqueue.documents.input.text_matrix import TextMatrices
 from ocrqueue.documents.logical_line import Glyph, ligatures_joined, logical_words, same_visual_line
-from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.model import Line, Word, WordRole, line_text
 from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, composed, is_unwanted, is_wide, mostly_wide
 
 _BREAKS = {"\n", "\r"}
@@ -124,7 +125,7 @@ def _line(words: list[Word], font_size: float | None, monospace: bool = False) -
         max(w.bbox.x1 for w in words),
         max(w.bbox.y1 for w in words),
     )
-    return Line(" ".join(w.text for w in words), box, 1.0, tuple(words), font_size, monospace)
+    return Line(line_text(words), box, 1.0, tuple(words), font_size, monospace)
 
 
 def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) -> tuple[list[Line], int, int]:
@@ -136,6 +137,7 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
     raw, to_page = textpage.raw, frame.box
     fonts = _FontNames(raw)
     sizes = TextMatrices(raw)
+    markers = Superscripts(raw, sizes)
     lines: list[Line] = []
     rtl_before: Line | None = None  # the line before, when it was right-to-left
     before: tuple[int, list[tuple[Glyph, tuple[float, float]]]] = (-1, [])  # its first index, its glyphs
@@ -161,7 +163,8 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
             start, end = word.span()
             first = start if first < 0 else first
             x0 = y0 = x1 = y1 = 0.0
-            for i in range(count_rects(raw, start, end - start)):  # more than one: a word on two lines
+            rects = count_rects(raw, start, end - start)
+            for i in range(rects):  # more than one: a word on two lines, or of two text objects
                 get_rect(raw, i, left, top, right, bottom)
                 if i == 0:
                     x0, y0, x1, y1 = left.value, bottom.value, right.value, top.value
@@ -172,12 +175,18 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 # PDFium leaves characters of (almost) no size out of its rectangles: a word made
                 # only of them (a lone zero-width space) gets none, or an empty one at the origin.
                 x0, y0, x1, y1 = _union_of_chars(raw, start, end)
+            marker = markers.marker_length(start, end) if rects > 1 else 0
+            if marker:
+                words.extend(_marked_word(raw, text, start, end, marker, to_page))
+                last = start
+                continue
             text_of_word = clean_text(word.group())
             if text_of_word:  # not a word of invisible characters alone
                 words.append(Word(text_of_word, to_page(x0, y0, x1, y1), 1.0))
                 last = start
         if words:
             lines.append(_line(words, sizes.size(first), fonts.line_is_monospace(text, first, last, line.end())))
+    lines = join_after_markers(lines)
     counts = Counter(text)
     visible = sum(k for ch, k in counts.items() if not ch.isspace())
     bad = sum(k for ch, k in counts.items() if not ch.isspace() and _is_bad(ch))
@@ -220,6 +229,20 @@ def _origin(raw: pdfium_c.FPDF_TEXTPAGE, index: int, x: ctypes.c_double, y: ctyp
     if not pdfium_c.FPDFText_GetCharOrigin(raw, index, x, y):
         return (float("nan"), float(index))  # equal to no other character's
     return (x.value, y.value)
+
+
+def _marked_word(
+    raw: pdfium_c.FPDF_TEXTPAGE, text: str, start: int, end: int, marker: int, to_page: Callable[..., BBox]
+) -> list[Word]:
+    """A word and the marker at its end (its last ``marker`` characters) as two words."""
+    cut = end - marker
+    out = []
+    for a, b in ((start, cut), (cut, end)):
+        chars = clean_text(text[a:b])
+        if chars:
+            role: WordRole | None = "superscript" if a == cut else None
+            out.append(Word(chars, to_page(*_union_of_chars(raw, a, b)), 1.0, role=role))
+    return out
 
 
 def _union_of_chars(raw: pdfium_c.FPDF_TEXTPAGE, start: int, end: int) -> tuple[float, float, float, float]:
