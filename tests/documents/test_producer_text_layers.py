@@ -91,3 +91,26 @@ def test_apostrophes_and_same_size_raised_marks_are_not_markers() -> None:
     pdf.add_page(["BT /F1 10 Tf 72 700 Td (the workers' queue at 20\xb0 stays up) Tj ET"])
     [line] = _page(pdf.build()).blocks[0].lines
     assert all(w.role is None for w in line.words)
+
+
+LEFT = ["Left column words that run on", "across several lines of text", "until the paragraph ends.", ""]
+RIGHT = ["Right column words that run on", "across several lines of text", "until the paragraph ends too.", ""]
+
+
+@pytest.mark.parametrize("writer", ["distiller", "quartz"])
+def test_two_columns_written_row_by_row_read_column_by_column(writer: str) -> None:
+    """Two columns 14 pt apart written a baseline at a time across both (left line, right line)
+    at size 1 scaled by the text matrix: a heading, then each column's paragraphs in turn."""
+    left = [*LEFT, "A second left paragraph here", "ends the left column."]
+    right = [*RIGHT, "A second right paragraph here", "ends the right column."]
+    runs = [Run(72.0, 60.0, 18.0, ["Two Columns"], "F2")]
+    for i, (a, b) in enumerate(zip(left, right, strict=True)):
+        runs += [Run(x, 100.0 + i * 12.5, 10.0, [t]) for x, t in ((72.0, a), (236.0, b)) if t]
+    page = _page(page_pdf(runs, writer))
+    assert [(b.type, b.text) for b in page.blocks] == [
+        ("title", "Two Columns"),
+        ("text", " ".join(left[:3])),
+        ("text", " ".join(left[4:])),
+        ("text", " ".join(right[:3])),
+        ("text", " ".join(right[4:])),
+    ]
