@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from generate import PdfBuilder, _pdf_string
+from generate import PdfBuilder, _pdf_string, raw_pdf
 
 HEIGHT = PdfBuilder.HEIGHT
 
@@ -126,3 +126,42 @@ def report_runs(x: float = 72.0, width_lines: Sequence[tuple[str, list[str]]] = 
         runs.append(Run(x, top, 10.0, body))
         top += 10.0 * 1.25 * len(body) + 14.0
     return runs
+
+
+def type3_pdf(runs: Sequence[Run], unit: float) -> bytes:
+    """One A4 page of ``runs`` written as Distiller writes them, in a Type3 font (as dvips and
+    Quartz embed bitmap and outline glyphs) whose glyph space has ``unit`` units to the em
+    (FontMatrix 1/unit): every printable ASCII code draws a box half an em wide, ToUnicode maps
+    the codes to themselves."""
+    glyph = f"{unit * 0.6:g} 0 0 0 {unit * 0.5:g} {unit * 0.7:g} d1 0 0 {unit * 0.5:g} {unit * 0.7:g} re f".encode()
+    space = f"{unit * 0.3:g} 0 d0".encode()
+    cmap = (
+        b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /T3 def "
+        b"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfrange <20> <7E> <0020> endbfrange "
+        b"endcmap CMapName currentdict /CMap defineresource pop end end"
+    )
+    content = " ".join(distiller(run) for run in runs).encode("latin-1")
+    widths = " ".join([f"{unit * 0.3:g}"] + [f"{unit * 0.6:g}"] * 94)
+
+    def stream(data: bytes) -> bytes:
+        return b"<< /Length %d >>\nstream\n" % len(data) + data + b"\nendstream"
+
+    font = (
+        f"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 {unit * 0.5:g} {unit * 0.7:g}] "
+        f"/FontMatrix [{1 / unit:g} 0 0 {1 / unit:g} 0 0] /CharProcs << /g 6 0 R /space 7 0 R >> "
+        f"/Encoding << /Type /Encoding /Differences [32 /space {' '.join(['/g'] * 94)}] >> "
+        f"/FirstChar 32 /LastChar 126 /Widths [{widths}] /ToUnicode 8 0 R /Resources << >> >>"
+    ).encode()
+    return raw_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R /F2 5 0 R >> >> >>",
+            stream(content),
+            font,
+            stream(glyph),
+            stream(space),
+            stream(cmap),
+        ]
+    )

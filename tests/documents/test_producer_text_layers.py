@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from generate import PdfBuilder
-from producers import SECTIONS, WRITERS, Run, page_pdf, report_runs
+from producers import SECTIONS, WRITERS, Run, page_pdf, report_runs, type3_pdf
 
 from ocrqueue.documents.model import PageResult, Word
 from ocrqueue.documents.output.markdown import page_markdown_parts
@@ -114,3 +114,15 @@ def test_two_columns_written_row_by_row_read_column_by_column(writer: str) -> No
         ("text", " ".join(right[:3])),
         ("text", " ".join(right[4:])),
     ]
+
+
+@pytest.mark.parametrize("unit", [1000.0, 1.0])
+def test_type3_fonts_scaled_by_the_text_matrix(unit: float) -> None:
+    """A Type3 font (glyphs drawn by the PDF itself) at size 1 under a scaling text matrix, its
+    glyph space at the usual thousand units to the em or at one: sizes as drawn, headings found."""
+    page = _page(type3_pdf(report_runs(), unit))
+    sizes = {ln.text: ln.font_size for b in page.blocks for ln in b.lines}
+    assert sizes["Method"] == pytest.approx(14.0)
+    assert sizes[SECTIONS[1][1][0]] == pytest.approx(10.0)
+    assert [b.text for b in page.blocks if b.type == "title"] == ["Queue Reliability Report", *(h for h, _ in SECTIONS)]
+    assert len([b for b in page.blocks if b.type == "text"]) == len(SECTIONS)
