@@ -220,15 +220,23 @@ def _rtl_glyphs(
                 continue
             if pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top):
                 box = to_page(left.value, bottom.value, right.value, top.value)
-                glyphs.append((Glyph(ch, box, word.start()), _origin(raw, i, x, y)))
+                glyphs.append((Glyph(ch, box, word.start()), _origin(raw, i, x, y, to_page)))
     return first, last, glyphs
 
 
-def _origin(raw: pdfium_c.FPDF_TEXTPAGE, index: int, x: ctypes.c_double, y: ctypes.c_double) -> tuple[float, float]:
-    """Where the glyph of character ``index`` is drawn from: the letters of one ligature share it."""
+def _origin(
+    raw: pdfium_c.FPDF_TEXTPAGE,
+    index: int,
+    x: ctypes.c_double,
+    y: ctypes.c_double,
+    to_page: Callable[[float, float, float, float], BBox],
+) -> tuple[float, float]:
+    """Where on the page (points) the glyph of character ``index`` is drawn from: the letters of
+    one ligature share it."""
     if not pdfium_c.FPDFText_GetCharOrigin(raw, index, x, y):
         return (float("nan"), float(index))  # equal to no other character's
-    return (x.value, y.value)
+    at = to_page(x.value, y.value, x.value, y.value)
+    return (at.x0, at.y0)
 
 
 def _marked_word(
@@ -300,10 +308,13 @@ def _lines(
                 if words:
                     rtl = any(is_rtl(g[0]) for g in glyphs)
                     if rtl or rtl_before is not None:
-                        origin_x, origin_y = ctypes.c_double(), ctypes.c_double()
+                        at_x, at_y = ctypes.c_double(), ctypes.c_double()
                         placed = ligatures_joined(
                             [
-                                (Glyph(g[0], to_page(*g[1:5]), g[5]), _origin(textpage.raw, g[6], origin_x, origin_y))
+                                (
+                                    Glyph(g[0], to_page(*g[1:5]), g[5]),
+                                    _origin(textpage.raw, g[6], at_x, at_y, to_page),
+                                )
                                 for g in glyphs
                             ]
                         )
