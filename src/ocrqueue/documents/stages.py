@@ -23,6 +23,7 @@ from ocrqueue.documents.model import Block, PageResult, StageTiming
 from ocrqueue.documents.options import ProcessOptions
 from ocrqueue.documents.resources import PipelineResources
 from ocrqueue.documents.scripts import scripts_of_languages
+from ocrqueue.documents.turns import blocks_delivered
 
 T = TypeVar("T")
 PagePath = Literal["text_layer", "ocr", "nothing"]
@@ -38,7 +39,7 @@ class PageContext:
     path: PagePath = "ocr"  # textlayer.judge: the page's own text is read, or it is rendered, or nothing is
     layer: TextLayer | None = None  # textlayer.judge
     raster: Raster | None = None  # ocr.render; ocr.detect turns it upright
-    rotation: int = 0  # ocr.detect
+    rotation: int = 0  # ocr.detect: the stages after it work on the page turned upright
     scripts: tuple[str, ...] = ()  # ocr.detect, ocr.recheck_script, textlayer.read
     straight: Straightened | None = None  # ocr.straighten
     rules: Rules | None = None  # ocr.rules (None: tables are not looked for)
@@ -65,15 +66,14 @@ class PageContext:
         self.warnings.append(message)
 
     def result(self) -> PageResult:
-        """The page as the stages left it. A page's scripts are those seen on it or, when none
-        were, those of the languages it was read with."""
-        width, height = self.size
+        """The page as the stages left it, its boxes on the page as delivered (turns.py). A page's
+        scripts are those seen on it or, when none were, those of the languages it was read with."""
         return PageResult(
             self.page.index,
-            width,
-            height,
+            self.page.width,
+            self.page.height,
             self.source,
-            self.blocks,
+            blocks_delivered(self.blocks, self.rotation, self.size),
             self.dpi,
             tuple(self.warnings),
             self.images,

@@ -35,6 +35,7 @@ class TextLayer:
     image_coverage: float
     image_boxes: tuple[BBox, ...] = ()
     drawing_boxes: tuple[BBox, ...] = ()  # vector charts and diagrams
+    turn: int = 0  # clockwise degrees that set most of its text upright (input/text_turn.py)
 
 
 class PageInput(Protocol):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import mmap
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -89,12 +89,20 @@ class PdfPage:
     _index: int
     _page: pdfium.PdfPage
     _limits: DocumentLimits
+    _turn: int = 0  # clockwise degrees it is shown turned beyond its /Rotate (``turned``)
 
     def __post_init__(self) -> None:
         with PDFIUM_LOCK:
             crop = BBox(*self._page.get_bbox())  # left, bottom, right, top in PDF space
-            self._frame = PageFrame(crop, self._page.get_rotation() % 360)
-            self._width, self._height = self._page.get_size()  # as displayed, i.e. rotated
+            self._frame = PageFrame(crop, (self._page.get_rotation() + self._turn) % 360)
+            width, height = self._page.get_size()  # as displayed, i.e. rotated
+        self._width, self._height = (height, width) if self._turn in (90, 270) else (width, height)
+
+    def turned(self, turn: int) -> PdfPage:
+        """The page shown turned ``turn`` degrees further clockwise (so that its text reads
+        upright): its size, boxes and renderings are those of the turned page. It shares the
+        loaded page, which only the page it came from closes."""
+        return replace(self, _turn=(self._turn + turn) % 360)
 
     @property
     def index(self) -> int:
@@ -145,7 +153,7 @@ class PdfPage:
         scale = dpi / 72
         with PDFIUM_LOCK:
             try:
-                bitmap = self._page.render(scale=scale, may_draw_forms=False, draw_annots=True)
+                bitmap = self._page.render(scale=scale, rotation=self._turn, may_draw_forms=False, draw_annots=True)
                 image = bitmap.to_pil().convert("RGB")  # a copy: the bitmap can go now, under the lock
                 bitmap.close()
             except pdfium.PdfiumError as exc:
@@ -161,7 +169,10 @@ class PdfPage:
         with PDFIUM_LOCK:
             try:
                 bitmap = self._page.render(
-                    scale=dpi / 72, crop=(x0, self.height - y1, self.width - x1, y0), may_draw_forms=False
+                    scale=dpi / 72,
+                    rotation=self._turn,
+                    crop=(x0, self.height - y1, self.width - x1, y0),
+                    may_draw_forms=False,
                 )
                 image: Image.Image = bitmap.to_pil().convert("RGB")
                 bitmap.close()
@@ -170,11 +181,20 @@ class PdfPage:
         return image
 
     def text_layer(self, char_boxes: bool = False) -> TextLayer | None:
+        """The page's own text. A turned page's is read with the page shown as turned: PDFium
+        orders a line's characters as the page is shown, and on a page shown upside down it gave
+        them backwards ("ll files, except ... ve a The package is selected ... remo")."""
         with PDFIUM_LOCK:
+            shown = self._page.get_rotation()
             try:
+                if self._turn:
+                    self._page.set_rotation(self._frame.rotation)
                 return read_text_layer(self._page, self._frame, char_boxes)
             except pdfium.PdfiumError as exc:
                 raise PageRenderError(f"page {self._index + 1} text could not be read: {exc}") from exc
+            finally:
+                if self._turn:
+                    self._page.set_rotation(shown)
 
     def rulings(self) -> list[BBox]:
         with PDFIUM_LOCK:

@@ -8,7 +8,8 @@ upright, straightened, its ruling lines found, and read by the engine and langua
 holds Chinese is read again as Chinese (script_recheck.py); one read with English that shows
 accents, again with the model for the whole Latin script (accents.py). Boxes are converted from pixels back to
 points so both the OCR and the text-layer path share one coordinate frame: that of the page as
-read, upright. pipeline.py runs these stages in order (``OCR_PATH``).
+read, upright, until the page's result puts them on the page as delivered (documents/turns.py).
+pipeline.py runs these stages in order (``OCR_PATH``).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ import tempfile
 import zlib
 from collections.abc import Iterable, Sequence
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -37,6 +38,7 @@ from ocrqueue.documents.input.limits import DocumentLimits
 from ocrqueue.documents.input.pagerange import PageSelection
 from ocrqueue.documents.input.pages import PageInput
 from ocrqueue.documents.input.pdf import PdfPage
+from ocrqueue.documents.input.pdfframe import PageFrame
 from ocrqueue.documents.input.sniff import InputFormat
 from ocrqueue.documents.model import PageResult
 from ocrqueue.documents.output.glyphless_font import (
@@ -49,6 +51,7 @@ from ocrqueue.documents.output.glyphless_font import (
     to_unicode_cmap,
 )
 from ocrqueue.documents.output.pdf_text_spans import Span, page_lines
+from ocrqueue.documents.turns import blocks_upright, to_upright, turned_size
 
 TEXT_LAYER_SOURCE = "text_layer"
 _BATCH_BYTES = 32 << 20
@@ -182,18 +185,26 @@ class _Batch:
 def text_layer_operators(result: PageResult, font: Name, skip: Sequence[BBox] = ()) -> bytes:
     """Content-stream operators drawing the page's text invisibly, in a space of points with the
     origin at the bottom-left corner of the page as displayed; words on the `skip` boxes (text the
-    page has itself) are left out, and so are the separators next to them."""
+    page has itself) are left out, and so are the separators next to them. A page read turned
+    (`rotation`) is drawn upright through the turn back, so its text runs along its words."""
+    delivered = (result.width, result.height)
+    width, height = turned_size(delivered, result.rotation)
+    upright = replace(
+        result, blocks=blocks_upright(result.blocks, result.rotation, delivered), width=width, height=height
+    )
+    skip = [to_upright(box, result.rotation, delivered) for box in skip]
     parts: list[str] = []
-    for line in page_lines(result):
+    for line in page_lines(upright):
         kept = [span for span in line if not _on_own_text(span, skip)]
         while kept and kept[0].text.isspace():
             kept.pop(0)
         while kept and kept[-1].text.isspace():
             kept.pop()
-        parts.extend(_span_operators(span, font, result.height) for span in kept)
+        parts.extend(_span_operators(span, font, upright.height) for span in kept)
     if not parts:
         return b""
-    return "\n".join(["BT 3 Tr", *parts, "ET\n"]).encode("ascii")
+    turn = PageFrame(BBox(0, 0, *delivered), result.rotation).to_user_space_operator() if result.rotation else b""
+    return turn + "\n".join(["BT 3 Tr", *parts, "ET\n"]).encode("ascii")
 
 
 def covered_share(result: PageResult, own_text: Sequence[BBox]) -> float:

@@ -13,6 +13,7 @@ import numpy as np
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.input.images import png_bytes
 from ocrqueue.documents.input.pages import PageInput, TextLayer
+from ocrqueue.documents.input.pdf import PdfPage
 from ocrqueue.documents.layout.blocks import CAPTION, MARGIN_BAND, body_size, build_blocks, figure_block, reading_sort
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.code import is_listing
@@ -247,15 +248,20 @@ def _table_block(table: VectorTable, words: list[Word]) -> Block:
 
 @stage("textlayer.judge")
 def judge(context: PageContext) -> None:
-    """Reads the text layer and options.mode; adds the layer and the path: text layer, OCR or nothing."""
+    """Reads the text layer and options.mode; adds the layer, its turn and the path: text layer, OCR or nothing."""
     options = context.options
     layer = context.page.text_layer(options.char_boxes)
+    turn = layer.turn if layer is not None and isinstance(context.page, PdfPage) else 0
+    if isinstance(context.page, PdfPage) and turn:
+        layer = context.page.turned(turn).text_layer(options.char_boxes)
     problem = text_layer_problem(layer)
     context.layer = layer
     if layer is not None and (problem is None or options.mode == "text"):
         if problem is not None:
             context.warn(f"text layer used as requested although {problem}")
-        context.path = "text_layer"
+        if turn:
+            context.warn(f"turned {turn} degrees clockwise to read its text upright")
+        context.path, context.rotation = "text_layer", turn
     elif options.mode == "text":
         context.warn(f"{problem}; nothing extracted because mode is 'text'")
         context.path = "nothing"
@@ -270,6 +276,7 @@ def read(context: PageContext) -> None:
     """Reads the layer and options.tables; adds blocks, figure crops, and the scripts and languages of its text."""
     layer = needed(context.layer, "text layer")
     options = context.options
-    context.blocks, context.images = from_text_layer(context.page, layer, options.tables, options.dpi)
+    page = context.page.turned(context.rotation) if isinstance(context.page, PdfPage) else context.page
+    context.blocks, context.images = from_text_layer(page, layer, options.tables, options.dpi)
     context.scripts = scripts_in("".join(line.text for line in layer.lines))
     context.languages = languages_for(context.scripts)
