@@ -152,3 +152,15 @@ def test_pieces_of_one_line_are_one_line_and_two_columns_are_not() -> None:
     assert same_visual_line(right, piece)
     assert not same_visual_line(right, column)
     assert not same_visual_line(right, below)
+
+
+def test_glyphs_drawn_over_each_other_sort_by_where_they_are_drawn_from() -> None:
+    """XeTeX sets the "لم" of "المعالجة" with the meem reaching right under the lam: by their
+    boxes' centres the meem comes first ("املعاجلة"); by their origins the lam does."""
+    drawn = [  # right to left as typeset: ا ل م, each with its origin and box
+        ("ا", 120.0, BBox(120.0, 100.0, 123.0, 110.0)),
+        ("ل", 114.0, BBox(114.0, 100.0, 117.0, 110.0)),
+        ("م", 108.0, BBox(108.0, 100.0, 125.0, 110.0)),  # wide, its centre right of the lam's
+    ]
+    glyphs = [(Glyph(ch, box, 0), (at, 100.0)) for ch, at, box in drawn]
+    assert [w.text for w in logical_words(ligatures_joined(glyphs))] == ["الم"]

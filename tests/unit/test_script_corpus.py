@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 # The corpus modules import each other by their own names, as bench/ scripts load them.
@@ -29,6 +29,11 @@ def _candidates(per_script: int) -> list[SourceDocument]:
     ]
 
 
+# The properties below are of pure functions: no time limit per example, so that a loaded
+# 2-core machine cannot fail them.
+
+
+@settings(deadline=None)
 @given(st.integers(min_value=2, max_value=9), st.integers(min_value=2, max_value=6), st.randoms())
 def test_documents_drawn_are_the_same_whatever_order_they_come_in(available: int, per_script: int, rng) -> None:
     candidates = _candidates(available)
@@ -37,6 +42,7 @@ def test_documents_drawn_are_the_same_whatever_order_they_come_in(available: int
     assert draw_documents(shuffled, per_script) == draw_documents(candidates, per_script)
 
 
+@settings(deadline=None)
 @given(st.integers(min_value=2, max_value=9), st.integers(min_value=2, max_value=6))
 def test_every_script_is_in_both_splits_and_no_document_in_two(available: int, per_script: int) -> None:
     splits = draw_documents(_candidates(available), per_script)
@@ -66,6 +72,7 @@ _blocks = st.lists(
 )
 
 
+@settings(deadline=None)
 @given(_blocks, st.integers(min_value=1, max_value=5))
 def test_pages_keep_the_block_order_and_fit(blocks: list[Block], pages: int) -> None:
     paged = paginate(blocks, pages)

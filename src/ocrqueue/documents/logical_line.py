@@ -22,12 +22,19 @@ from ocrqueue.documents.text import composed
 
 class Glyph(NamedTuple):
     """One character: its text, its box on the page, the word it was found in (words are the
-    units that sit together on the page) and that word's confidence."""
+    units that sit together on the page), that word's confidence, and where on the page (x) its
+    glyph is drawn from, when known: glyphs drawn over each other (a lam-meem set by XeTeX) sort
+    by that, not by their boxes."""
 
     text: str
     box: BBox
     word: int
     confidence: float | None = 1.0
+    at: float | None = None
+
+    @property
+    def place(self) -> float:
+        return self.box.cx if self.at is None else self.at
 
 
 _LAM = "\u0644"
@@ -35,12 +42,14 @@ _ALEFS = frozenset("\u0622\u0623\u0625\u0627")  # alef, with madda, hamza above,
 
 
 def ligatures_joined(glyphs: Sequence[tuple[Glyph, tuple[float, float]]]) -> list[Glyph]:
-    """Letters drawn by one glyph (they share its origin: a lam-alef's ToUnicode gives two) as one
-    glyph holding them in logical order. PDFium splits such a glyph's box between its letters in
-    an order of its own, so their boxes cannot order them; the lam of a lam-alef comes first."""
+    """Letters drawn by one glyph (they share its origin, page points: a lam-alef's ToUnicode
+    gives two) as one glyph holding them in logical order, each glyph placed by its origin.
+    PDFium splits such a glyph's box between its letters in an order of its own, so their boxes
+    cannot order them; the lam of a lam-alef comes first."""
     out: list[Glyph] = []
     origins: list[tuple[float, float]] = []
     for glyph, origin in glyphs:
+        glyph = glyph._replace(at=origin[0]) if origin[0] == origin[0] else glyph  # not NaN
         if out and origin == origins[-1] and glyph.word == out[-1].word:
             text = out[-1].text + glyph.text
             if len(text) == 2 and text[0] in _ALEFS and text[1] == _LAM:
@@ -101,7 +110,7 @@ def logical_words(glyphs: Sequence[Glyph], char_boxes: bool = False, rtl: bool |
     for word in _marks_joined(sorted(by_word.values(), key=lambda g: union(x.box for x in g).cx)):
         if visual:
             visual.append(_SPACE)
-        visual.extend(sorted(word, key=lambda g: g.box.cx))
+        visual.extend(sorted(word, key=lambda g: g.place))
     text = "".join(g.text[0] for g in visual)
     text_levels = levels(text, visual_is_rtl(text) if rtl is None else rtl)
     words: list[Word] = []

@@ -7,6 +7,7 @@ docs/schema/document.schema.json; change SCHEMA_VERSION when it changes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -29,6 +30,10 @@ BLOCK_TYPES: tuple[BlockType, ...] = (
 )
 
 
+WordRole = Literal["superscript"]
+WORD_ROLES: tuple[WordRole, ...] = ("superscript",)
+
+
 def _bbox(value: Any) -> BBox:
     x0, y0, x1, y1 = (float(v) for v in value)
     return BBox(x0, y0, x1, y1)
@@ -41,22 +46,40 @@ def _conf(value: float | None) -> float | None:
 @dataclass(frozen=True)
 class Word:
     """A word; ``chars`` holds one box per character of ``text`` when they were asked for
-    (text-layer pages with ProcessOptions.char_boxes)."""
+    (text-layer pages with ProcessOptions.char_boxes). ``role`` "superscript": a footnote or
+    reference marker set small and raised after the word before it, with no space between."""
 
     text: str
     bbox: BBox
     confidence: float | None = None
     chars: tuple[BBox, ...] = ()
+    role: WordRole | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"text": self.text, "bbox": self.bbox.to_list(), "confidence": _conf(self.confidence)}
         if self.chars:
             d["chars"] = [c.to_list() for c in self.chars]
+        if self.role is not None:
+            d["role"] = self.role
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Word:
-        return cls(d["text"], _bbox(d["bbox"]), d.get("confidence"), tuple(_bbox(c) for c in d.get("chars", ())))
+        role = d.get("role")
+        if role is not None and role not in WORD_ROLES:
+            raise ValueError(f"unknown word role {role!r}")
+        return cls(
+            d["text"],
+            _bbox(d["bbox"]),
+            d.get("confidence"),
+            tuple(_bbox(c) for c in d.get("chars", ())),
+            cast(WordRole | None, role),
+        )
+
+
+def line_text(words: Sequence[Word]) -> str:
+    """The words of a line as its text: a space between words, none before a superscript."""
+    return "".join((w.text if i == 0 or w.role == "superscript" else " " + w.text) for i, w in enumerate(words))
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,15 @@ import pypdfium2.raw as pdfium_c
 from ocrqueue.documents.bidi import has_rtl, is_rtl
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.indic_order import in_visual_order, logical_indices
+from ocrqueue.documents.input.letter_spacing import rejoin_letter_spaced
 from ocrqueue.documents.input.pages import TextLayer
 from ocrqueue.documents.input.pdfframe import PageFrame
 from ocrqueue.documents.input.pdfgraphics import graphics
+from ocrqueue.documents.input.superscripts import Superscripts, join_after_markers
+from ocrqueue.documents.input.text_matrix import TextMatrices
 from ocrqueue.documents.input.text_turn import text_turn
 from ocrqueue.documents.logical_line import Glyph, ligatures_joined, logical_words, same_visual_line
-from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.model import Line, Word, WordRole, line_text
 from ocrqueue.documents.text import HYPHEN_MARKS, clean_text, composed, is_unwanted, is_wide, mostly_wide
 
 _BREAKS = {"\n", "\r"}
@@ -117,13 +120,14 @@ class _FontNames:
 
 
 def _line(words: list[Word], font_size: float | None, monospace: bool = False) -> Line:
+    words = rejoin_letter_spaced(words, font_size)
     box = BBox(
         min(w.bbox.x0 for w in words),
         min(w.bbox.y0 for w in words),
         max(w.bbox.x1 for w in words),
         max(w.bbox.y1 for w in words),
     )
-    return Line(" ".join(w.text for w in words), box, 1.0, tuple(words), font_size, monospace)
+    return Line(line_text(words), box, 1.0, tuple(words), font_size, monospace)
 
 
 def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) -> tuple[list[Line], int, int]:
@@ -132,9 +136,10 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
     instead of once per character. For ``text`` one to one with PDFium's character indices."""
     left, top, right, bottom = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
     count_rects, get_rect = pdfium_c.FPDFText_CountRects, pdfium_c.FPDFText_GetRect
-    font_size = pdfium_c.FPDFText_GetFontSize
     raw, to_page = textpage.raw, frame.box
     fonts = _FontNames(raw)
+    sizes = TextMatrices(raw)
+    markers = Superscripts(raw, sizes)
     lines: list[Line] = []
     rtl_before: Line | None = None  # the line before, when it was right-to-left
     before: tuple[int, list[tuple[Glyph, tuple[float, float]]]] = (-1, [])  # its first index, its glyphs
@@ -150,7 +155,7 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 rtl_before = None
                 if words:
                     monospace = fonts.line_is_monospace(text, first, last, line.end())
-                    lines.append(_line(words, float(font_size(raw, first)), monospace))
+                    lines.append(_line(words, sizes.size(first), monospace))
                     rtl_before, before = lines[-1], (first, glyphs)
                 continue
             rtl_before = None
@@ -160,7 +165,8 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
             start, end = word.span()
             first = start if first < 0 else first
             x0 = y0 = x1 = y1 = 0.0
-            for i in range(count_rects(raw, start, end - start)):  # more than one: a word on two lines
+            rects = count_rects(raw, start, end - start)
+            for i in range(rects):  # more than one: a word on two lines, or of two text objects
                 get_rect(raw, i, left, top, right, bottom)
                 if i == 0:
                     x0, y0, x1, y1 = left.value, bottom.value, right.value, top.value
@@ -171,14 +177,18 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 # PDFium leaves characters of (almost) no size out of its rectangles: a word made
                 # only of them (a lone zero-width space) gets none, or an empty one at the origin.
                 x0, y0, x1, y1 = _union_of_chars(raw, start, end)
+            marker = markers.marker_length(start, end) if rects > 1 else 0
+            if marker:
+                words.extend(_marked_word(raw, text, start, end, marker, to_page))
+                last = start
+                continue
             text_of_word = clean_text(word.group())
             if text_of_word:  # not a word of invisible characters alone
                 words.append(Word(text_of_word, to_page(x0, y0, x1, y1), 1.0))
                 last = start
         if words:
-            lines.append(
-                _line(words, float(font_size(raw, first)), fonts.line_is_monospace(text, first, last, line.end()))
-            )
+            lines.append(_line(words, sizes.size(first), fonts.line_is_monospace(text, first, last, line.end())))
+    lines = join_after_markers(lines)
     counts = Counter(text)
     visible = sum(k for ch, k in counts.items() if not ch.isspace())
     bad = sum(k for ch, k in counts.items() if not ch.isspace() and _is_bad(ch))
@@ -212,15 +222,37 @@ def _rtl_glyphs(
                 continue
             if pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top):
                 box = to_page(left.value, bottom.value, right.value, top.value)
-                glyphs.append((Glyph(ch, box, word.start()), _origin(raw, i, x, y)))
+                glyphs.append((Glyph(ch, box, word.start()), _origin(raw, i, x, y, to_page)))
     return first, last, glyphs
 
 
-def _origin(raw: pdfium_c.FPDF_TEXTPAGE, index: int, x: ctypes.c_double, y: ctypes.c_double) -> tuple[float, float]:
-    """Where the glyph of character ``index`` is drawn from: the letters of one ligature share it."""
+def _origin(
+    raw: pdfium_c.FPDF_TEXTPAGE,
+    index: int,
+    x: ctypes.c_double,
+    y: ctypes.c_double,
+    to_page: Callable[[float, float, float, float], BBox],
+) -> tuple[float, float]:
+    """Where on the page (points) the glyph of character ``index`` is drawn from: the letters of
+    one ligature share it."""
     if not pdfium_c.FPDFText_GetCharOrigin(raw, index, x, y):
         return (float("nan"), float(index))  # equal to no other character's
-    return (x.value, y.value)
+    at = to_page(x.value, y.value, x.value, y.value)
+    return (at.x0, at.y0)
+
+
+def _marked_word(
+    raw: pdfium_c.FPDF_TEXTPAGE, text: str, start: int, end: int, marker: int, to_page: Callable[..., BBox]
+) -> list[Word]:
+    """A word and the marker at its end (its last ``marker`` characters) as two words."""
+    cut = end - marker
+    out = []
+    for a, b in ((start, cut), (cut, end)):
+        chars = clean_text(text[a:b])
+        if chars:
+            role: WordRole | None = "superscript" if a == cut else None
+            out.append(Word(chars, to_page(*_union_of_chars(raw, a, b)), 1.0, role=role))
+    return out
 
 
 def _union_of_chars(raw: pdfium_c.FPDF_TEXTPAGE, start: int, end: int) -> tuple[float, float, float, float]:
@@ -251,6 +283,7 @@ def _lines(
     chars: list[str] = []
     boxes: list[BBox] = []
     fonts = _FontNames(textpage.raw)
+    sizes = TextMatrices(textpage.raw)
     first = last = word_start = -1  # the line's first character, its last word's, this word's
     left = bottom = right = top = 0.0
     started = False  # a word's box has begun (it may hold only characters nobody sees)
@@ -277,10 +310,13 @@ def _lines(
                 if words:
                     rtl = any(is_rtl(g[0]) for g in glyphs)
                     if rtl or rtl_before is not None:
-                        origin_x, origin_y = ctypes.c_double(), ctypes.c_double()
+                        at_x, at_y = ctypes.c_double(), ctypes.c_double()
                         placed = ligatures_joined(
                             [
-                                (Glyph(g[0], to_page(*g[1:5]), g[5]), _origin(textpage.raw, g[6], origin_x, origin_y))
+                                (
+                                    Glyph(g[0], to_page(*g[1:5]), g[5]),
+                                    _origin(textpage.raw, g[6], at_x, at_y, to_page),
+                                )
                                 for g in glyphs
                             ]
                         )
@@ -300,7 +336,7 @@ def _lines(
         if _is_bad(ch):
             bad += 1
         if font_size is None:
-            font_size = float(pdfium_c.FPDFText_GetFontSize(textpage, i))
+            font_size = sizes.size(i)
             first = i
         x0, y0, x1, y1 = c_left.value, c_bottom.value, c_right.value, c_top.value
         if started:

@@ -7,6 +7,7 @@ else is escaped: people feed this text to search and language models, and "synth
 from __future__ import annotations
 
 import html
+import itertools
 import re
 import unicodedata
 
@@ -136,11 +137,42 @@ def _emphasis_body(escaped: str) -> str:
     return escaped
 
 
+_MARK_OPEN, _MARK_CLOSE = "\ue000", "\ue001"  # around a marker until the text is escaped
+
+
+def _marked(block: Block) -> str:
+    """The block's text with each superscript word (a footnote or reference marker) between
+    private-use marks, found after the word it follows; escaping leaves the marks alone."""
+    text, cursor = block.text, 0
+    words = [w for ln in block.lines for w in ln.words]
+    for before, word in itertools.pairwise(words):
+        if word.role != "superscript":
+            continue
+        at = text.find(before.text + word.text, cursor)
+        if at < 0:
+            continue
+        cut = at + len(before.text)
+        text = text[:cut] + _MARK_OPEN + word.text + _MARK_CLOSE + text[cut + len(word.text) :]
+        cursor = cut + len(word.text) + 2
+    return text
+
+
+def _superscripts(markdown: str) -> str:
+    """Pandoc's superscript: ``reference^2^``."""
+    return markdown.replace(_MARK_OPEN, "^").replace(_MARK_CLOSE, "^")
+
+
 def block_markdown(block: Block) -> str:
+    if block.type in ("title", "list", "caption", "text"):
+        return _superscripts(_prose_markdown(block, _marked(block)))
+    return _prose_markdown(block, block.text)
+
+
+def _prose_markdown(block: Block, text: str) -> str:
     if block.type == "title":
-        return "#" * min(6, block.level or 1) + " " + escape_heading(block.text)
+        return "#" * min(6, block.level or 1) + " " + escape_heading(text)
     if block.type == "list":
-        return "\n".join(f"- {escape(item)}" for item in block.text.split("\n"))
+        return "\n".join(f"- {escape(item)}" for item in text.split("\n"))
     if block.type == "code":
         fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS.findall(block.text)), default=0))
         return f"{fence}\n{block.text}\n{fence}"
@@ -153,8 +185,8 @@ def block_markdown(block: Block) -> str:
         alt = escape(block.text.split("\n", 1)[0], brackets=True) or "figure"
         return f"![{alt}]({block.image})"
     if block.type == "caption":
-        return f"*{_emphasis_body(escape(block.text))}*"
-    return escape(block.text)
+        return f"*{_emphasis_body(escape(text))}*"
+    return escape(text)
 
 
 def page_markdown_parts(page: PageResult, include_headers: bool = False) -> list[str]:
