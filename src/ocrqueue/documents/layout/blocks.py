@@ -3,10 +3,11 @@
 The rules are deliberately simple and geometric so both the text-layer and the OCR path use them:
 a paragraph ends at a gap taller than a line or where the text size jumps; size relative to the
 page's body text makes titles; position in the top or bottom margin band makes headers and footers;
-a leading bullet or number makes list items; lines set in a fixed-pitch font make code; "Figure 2"
-/ "Table 1" / "图 1" make captions; a short line set apart and centred in its column that holds a
-relation (=, <, ≤ …) and little prose is a display formula (classic OCR engines give no LaTeX, and
-the layout model takes one-line formulas for titles or plain text).
+a leading bullet or number makes list items; lines set in a fixed-pitch font that read as code
+(layout/code.py ``reads_as_code``) make code; "Figure 2" / "Table 1" / "图 1" make captions; a
+short line set apart and centred in its column that holds a relation (=, <, ≤ …) and little prose
+is a display formula (classic OCR engines give no LaTeX, and the layout model takes one-line
+formulas for titles or plain text).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import statistics
 from collections.abc import Iterable, Sequence
 
 from ocrqueue.documents.geometry import BBox, union
-from ocrqueue.documents.layout.code import code_text
+from ocrqueue.documents.layout.code import code_text, reads_as_code
 from ocrqueue.documents.model import Block, BlockType, Line, Word
-from ocrqueue.documents.text import join_lines
+from ocrqueue.documents.text import join_lines, mostly_wide
 
 LIST_MARKER = re.compile(
     r"^\s*(?:[-\u2022*\u00b7\u25aa\u25e6\u2023\u2013]|\(?\d{1,3}[.)]|\(?[a-z][.)]|[一二三四五六七八九十]+、)\s+"
@@ -137,7 +138,7 @@ def classify(
         return "header", None
     if running and box.y0 >= page_height * (1 - MARGIN_BAND):
         return "footer", None
-    if all(ln.monospace for ln in lines):
+    if all(ln.monospace for ln in lines) and reads_as_code(lines):
         return "code", None
     if CAPTION.match(lines[0].text) and len(lines) <= 3:
         return "caption", None
@@ -217,6 +218,30 @@ def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list
             Block(kind, union(ln.bbox for ln in group), text, text_confidence(group), tuple(group), level=level)
         )
     return blocks
+
+
+FIGURE_TEXT_MAX_LINES = 3  # lines of running text of body size that make a "figure" text
+RUNNING_LINE_MIN_WORDS = 5
+RUNNING_LINE_MIN_WIDE_CHARS = 10  # a line of Chinese or Japanese has no spaces between words
+BODY_SIZE_RANGE = (0.7, 1.4)  # sizes against the page's body text that count as body text
+
+
+def holds_running_text(lines: Sequence[Line], body: float) -> bool:
+    """Whether lines found inside a figure are running text of body size: at least
+    ``FIGURE_TEXT_MAX_LINES`` long lines set about as large as the page's body text (``body``;
+    the lines' own when 0). A chart's labels and a diagram's words are short; a page of prose over
+    a background picture, or one the layout model calls a figure, was swallowed as a figure and
+    its text lost from the Markdown."""
+    size = body or body_size(lines)
+    low, high = BODY_SIZE_RANGE
+
+    def running(line: Line) -> bool:
+        long = len(line.text.split()) >= RUNNING_LINE_MIN_WORDS or (
+            mostly_wide(line.text) and len(line.text) >= RUNNING_LINE_MIN_WIDE_CHARS
+        )
+        return long and low * size <= line_size(line) <= high * size
+
+    return size > 0 and sum(running(ln) for ln in lines) >= FIGURE_TEXT_MAX_LINES
 
 
 def figure_block(box: BBox, lines: Sequence[Line], image: str | None) -> Block:

@@ -96,6 +96,33 @@ def is_listing(lines: Sequence[Line]) -> bool:
     return bool(lines) and sum(ln.monospace for ln in lines) >= LISTING_MONOSPACE_SHARE * len(lines)
 
 
+# What program text, shell commands and markup have and prose hardly does: brackets, operators,
+# a statement's semicolon, an option ("-f", "--prefix"), a path, a call, a line ending in ":" or "{".
+CODE_MARK = re.compile(r"[{}()\[\];=<>#$\\|_*&%^~`@]|(?:^|\s)--?\w|\w/\w|^\.?/|::|->|[:{]$")
+CODE_MARK_SHARE = 0.25  # lines with such a mark that make monospaced lines code
+INDENT_MIN_PITCHES = 2  # deeper than this under a block's left edge, a line is indented
+INDENT_MIN_LINES = 2
+
+
+def reads_as_code(lines: Sequence[Line]) -> bool:
+    """Whether monospaced lines are code, not prose typed on a typewriter: a quarter of them with
+    marks of code (``CODE_MARK``), or several lines indented under others (a body of a loop). A
+    fixed-pitch font alone is no sign: a typewritten letter was fenced as code, and the short
+    justified lines of a newspaper's column keep as regular a pitch as code does."""
+    texts = [ln.text.strip() for ln in lines if ln.text.strip()]
+    if not texts:
+        return False
+    if sum(bool(CODE_MARK.search(t)) for t in texts) >= CODE_MARK_SHARE * len(texts):
+        return True
+    words = [w for ln in lines for w in ln.words if w.text]
+    if len(lines) <= INDENT_MIN_LINES or not words:
+        return False
+    pitch = char_pitch([[w for w in ln.words if w.text] for ln in lines])
+    left = min(ln.bbox.x0 for ln in lines)
+    indented = sum(ln.bbox.x0 - left >= INDENT_MIN_PITCHES * pitch for ln in lines[1:])
+    return pitch > 0 and indented >= INDENT_MIN_LINES
+
+
 def code_text(lines: Sequence[Line]) -> str:
     """The block's lines, one per line, each word at its column on the character grid, so
     indentation and aligned comments survive."""

@@ -118,7 +118,7 @@ def xy_cut_page(mask: Mask, min_col_gap: int, margin_band: float, cells_per_inch
     height = mask.shape[0]
     rows: Mask = np.asarray(mask.any(axis=1), dtype=bool)
     gaps = _runs(rows)
-    type_gap = _gap_for_type(rows)
+    type_gap = _gap_for_type(mask, cells_per_inch or DEFAULT_CELLS_PER_INCH)
     min_col_gap = max(min_col_gap, type_gap)
     narrow = None
     if cells_per_inch:
@@ -164,29 +164,48 @@ def xy_cut_page(mask: Mask, min_col_gap: int, margin_band: float, cells_per_inch
 
 
 GUTTER_PER_LINE_HEIGHT = 1.2  # a gutter is wider than this many text-line heights
+STRIP_IN = 0.5  # width of the strips a page's line height is measured in
+DEFAULT_CELLS_PER_INCH = 50  # when the caller does not say
 MAX_LINE_SHARE = 0.1  # taller bands of ink (share of the page's height) are drawings, not lines
 
 
-def _gap_for_type(rows: Mask) -> int:
+def _gap_for_type(mask: Mask, cells_per_inch: int) -> int:
     """The narrowest gutter the page's type allows: the space between two words grows with the
     type, so on a slide or a receipt in large letters it is wider than a fixed gutter. The median
-    height of the page's bands of ink rows stands for its line height."""
-    padded = np.concatenate(([False], rows, [False]))
-    edges = np.flatnonzero(padded[1:] != padded[:-1])
-    heights = edges[1::2] - edges[0::2]
-    lines = heights[heights <= max(1, MAX_LINE_SHARE * rows.size)]
-    return int(np.ceil(GUTTER_PER_LINE_HEIGHT * float(np.median(lines)))) if lines.size else 0
+    height of the bands of ink rows stands for its line height, measured in strips
+    ``STRIP_IN`` wide: across the whole page, the lines of two columns whose baselines do not
+    line up fill each other's gaps, so a column was one band, its height taken for a line's, and
+    the gutter of a two-column exam sheet (0.4 in) became too narrow to cut."""
+    width = max(1, round(STRIP_IN * cells_per_inch))
+    strips = np.logical_or.reduceat(mask, np.arange(0, mask.shape[1], width), axis=1)
+    limit = max(1, MAX_LINE_SHARE * mask.shape[0])
+    heights: list[int] = []
+    for strip in strips.T:
+        padded = np.concatenate(([False], strip, [False]))
+        edges = np.flatnonzero(padded[1:] != padded[:-1])
+        bands = edges[1::2] - edges[0::2]
+        heights.extend(int(h) for h in bands if h <= limit)
+    return int(np.ceil(GUTTER_PER_LINE_HEIGHT * float(np.median(heights)))) if heights else 0
 
 
 def _any_band_has_gutter(sub: Mask, gaps: list[tuple[int, int]], min_col_gap: int) -> bool:
-    """Whether any band of rows between ``gaps`` has a run of at least ``min_col_gap`` empty
-    columns between its ink. All bands at once (their column profiles in one reduction): a page
-    of text lines has dozens of bands, and numpy calls per band cost more than the cut itself."""
+    """Whether two bands of rows next to each other between ``gaps`` both have a run of at least
+    ``min_col_gap`` empty columns between their ink, the two runs sharing at least half that
+    width: columns go down more than one line. A lone wide gap is a gap between words (a short
+    justified line in a newspaper's narrow column), and cutting there read each line of the column
+    as a region of its own. All bands at once (their column profiles in one reduction): a page of
+    text lines has dozens of bands, and numpy calls per band cost more than the cut itself."""
     starts = [0, *[end for _, end in gaps]]
     profiles = np.logical_or.reduceat(sub, starts, axis=0)
     rows, cols = np.nonzero(profiles)
-    inside_a_band = rows[1:] == rows[:-1]
-    return bool(np.any(inside_a_band & (np.diff(cols) > min_col_gap)))
+    wide = np.flatnonzero((rows[1:] == rows[:-1]) & (np.diff(cols) > min_col_gap))
+    if wide.size == 0:
+        return False
+    gutters = np.zeros(profiles.shape, dtype=bool)
+    for i in wide:
+        gutters[rows[i], cols[i] + 1 : cols[i + 1]] = True
+    shared = np.count_nonzero(gutters[1:] & gutters[:-1], axis=1)
+    return bool(np.any(shared >= max(1, min_col_gap // 2)))
 
 
 @dataclass(frozen=True)

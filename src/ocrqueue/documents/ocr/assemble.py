@@ -13,7 +13,7 @@ from PIL import Image
 from ocrqueue.documents.engines import OcrEngine
 from ocrqueue.documents.geometry import BBox, PixelBox, union
 from ocrqueue.documents.input.images import png_bytes
-from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block, reading_sort
+from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block, holds_running_text, reading_sort
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
 from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
 from ocrqueue.documents.layout.detector import LayoutBox
@@ -162,11 +162,15 @@ class IslandReader(Protocol):
         ...
 
 
-def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: IslandReader) -> list[Block]:
-    """The blocks of a figure, formula or table the layout found, whichever way it was read."""
+def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: IslandReader, body: float) -> list[Block]:
+    """The blocks of a figure, formula or table the layout found, whichever way it was read. A
+    figure holding running text of the page's ``body`` size is read as text: the layout model
+    sometimes calls a page of prose or a back cover a figure."""
     bbox = BBox(*island.box).scaled(1 / page.scale)
     if island.kind == "figure":
         labels, _ = reader.read(island, "text")
+        if holds_running_text(labels, body):
+            return build_blocks(mark_monospace(reading_sort(labels)), page.height, body or body_size(labels))
         return [figures.add(island.box, labels)]
     if island.kind == "formula":
         lines, latex = reader.read(island, "formula")

@@ -10,6 +10,7 @@ from PIL import Image
 
 from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.layout.blocks import body_size
 from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
 from ocrqueue.documents.layout.markup_table import MarkupCell, parse_markup_table
 from ocrqueue.documents.layout.raster import Island, analyse
@@ -46,7 +47,8 @@ def read_regions(page: OcrPage, use_model: bool, resources: PipelineResources) -
         region_lines.append([to_points(ln, dx, dy, page.scale) for ln in out.lines])
     figures = Figures(page)
     per_region, notes = region_blocks(page, layout, region_lines, detected, figures)
-    per_island = [island_blocks(page, isl, figures, _IslandCrops(page, rules)) for isl in layout.islands]
+    body = body_size(ln for lines in region_lines for ln in lines)
+    per_island = [island_blocks(page, isl, figures, _IslandCrops(page, rules), body) for isl in layout.islands]
     return in_reading_order(layout, per_region, per_island, notes), figures
 
 

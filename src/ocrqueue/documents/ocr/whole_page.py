@@ -18,6 +18,7 @@ from PIL import Image
 
 from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.layout.blocks import body_size
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.gate import needs_layout_model
@@ -63,8 +64,9 @@ def read_whole_page(page: OcrPage, use_model: bool, resources: PipelineResources
         layout = RasterLayout(regions, layout.islands, layout.island_after, layout.rules)
     figures = Figures(page)
     per_region, notes = region_blocks(page, layout, region_lines, detected, figures)
+    body = body_size(ln for lines in region_lines for ln in lines)
     per_island = [
-        island_blocks(page, isl, figures, _IslandWords(page, p))
+        island_blocks(page, isl, figures, _IslandWords(page, p), body)
         for isl, p in zip(layout.islands, parts.islands, strict=True)
     ]
     return in_reading_order(layout, per_region, per_island, notes), figures

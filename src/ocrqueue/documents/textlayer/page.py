@@ -14,7 +14,15 @@ from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.input.images import png_bytes
 from ocrqueue.documents.input.pages import PageInput, TextLayer
 from ocrqueue.documents.input.pdf import PdfPage
-from ocrqueue.documents.layout.blocks import CAPTION, MARGIN_BAND, body_size, build_blocks, figure_block, reading_sort
+from ocrqueue.documents.layout.blocks import (
+    CAPTION,
+    MARGIN_BAND,
+    body_size,
+    build_blocks,
+    figure_block,
+    holds_running_text,
+    reading_sort,
+)
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.code import is_listing
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
@@ -67,10 +75,23 @@ def _vector_tables(rules: list[BBox], width: float, height: float) -> list[Vecto
     return out
 
 
+# Share of a word box's height left off at its top and at its bottom when it is drawn on the grid.
+WORD_BOX_TRIM = 0.2
+
+
 def _regions(words: list[Word], tables: list[BBox], width: float, height: float) -> list[BBox]:
-    """Column-aware regions in reading order, from word boxes drawn on a coarse grid."""
+    """Column-aware regions in reading order, from word boxes drawn on a coarse grid. A text
+    layer's word boxes run from the font's ascent to its descent, so the lines of a paragraph set
+    with little leading touch on the grid: a paragraph made one band of ink, the page's "line
+    height" (xycut's gutter for its type) grew to a paragraph's, and the gutters of a newspaper's
+    columns (0.25 in) or of a two-column exam sheet were too narrow to cut: their lines were read
+    across the columns. Drawn without the top and bottom of each box, lines stay apart."""
     grid = np.zeros((int(height * GRID_SCALE) + 1, int(width * GRID_SCALE) + 1), dtype=bool)
-    for box in [w.bbox for w in words] + tables:
+    trimmed = [
+        BBox(b.x0, b.y0 + WORD_BOX_TRIM * b.height, b.x1, b.y1 - WORD_BOX_TRIM * b.height)
+        for b in (w.bbox for w in words)
+    ]
+    for box in trimmed + tables:
         grid[
             int(box.y0 * GRID_SCALE) : math.ceil(box.y1 * GRID_SCALE),
             int(box.x0 * GRID_SCALE) : math.ceil(box.x1 * GRID_SCALE),
@@ -156,7 +177,13 @@ def from_text_layer(
     if is_vertical(layer.lines):
         return tuple(vertical_blocks(layer.lines)), {}
     width, height = page.width, page.height
-    drawn = [_with_labels(box, layer.lines) for box in _figure_boxes(layer, width, height)]
+    page_body = body_size(layer.lines)
+    # A picture behind running text is its background: the text is read, the picture left out.
+    drawn = [
+        _with_labels(box, layer.lines)
+        for box in _figure_boxes(layer, width, height)
+        if not holds_running_text([ln for ln in layer.lines if box.contains_center_of(ln.bbox)], page_body)
+    ]
     frames = [box for box in drawn if _is_listing(box, layer.lines)]
     figures = [box for box in drawn if box not in frames]
     rulings = page.rulings() if find_tables_too else []
