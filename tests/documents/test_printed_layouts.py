@@ -71,6 +71,63 @@ COVER_TEXT = (
 )
 
 
+ITEMS = [
+    ("1", "Office chair, black", "2", "149.90", "19 %", "299.80"),
+    ("2", "Desk lamp LED", "4", "24.50", "7.7 %", "98.00"),
+    ("3", "Paper A4, 500 sheets", "10", "4.75", "7.7 %", "47.50"),
+    ("4", "Stapler heavy duty", "1", "32.00", "19 %", "32.00"),
+]
+ITEM_HEADER = ("Item", "Description", "Qty", "Unit price", "VAT", "Amount")
+RIGHT = ' style="text-align:right"'
+
+
+def _invoice() -> str:
+    """An invoice's items in an HTML table without borders: numbers right-aligned."""
+    row = "<tr>" + "".join(f"<td{RIGHT if c > 1 else ''}>{{}}</td>" for c in range(6)) + "</tr>"
+    rows = "".join(row.format(*item) for item in [ITEM_HEADER, *ITEMS])
+    return f"""<html><body style="font-family:Arial,sans-serif;font-size:10.5pt;margin:0.8in">
+<h1 style="font-size:22pt">INVOICE</h1><p>Invoice no.: 1234</p>
+<table style="border-collapse:collapse;width:100%">{rows}</table>
+<p style="text-align:right;margin-top:18pt">Total: 477.30 EUR</p>
+<p>Payment within 30 days to the account below. Thank you for your order.</p></body></html>"""
+
+
+LISTING_ROWS = [
+    ("15", "CPLXSXP", "complex vectors"),
+    ("16", "STRSXP", "string vectors"),
+    ("17", "DOTSXP", "dot-dot-dot object"),
+    ("18", "ANYSXP", "make any args work"),
+    ("19", "VECSXP", "list (generic vector)"),
+    ("20", "EXPRSXP", "expression vector"),
+    ("21", "BCODESXP", "byte code"),
+    ("22", "EXTPTRSXP", "external pointer"),
+]
+
+
+def _listing() -> str:
+    """A listing of numbers, names and descriptions set in three columns without rules."""
+    cell = '<td style="padding-right:28pt">{}</td>'
+    rows = "".join("<tr>" + "".join(cell.format(v) for v in row) + "</tr>" for row in LISTING_ROWS)
+    return f"""<html><body style="font-family:serif;font-size:11pt;margin:1in">
+<p>{LETTER_BODY}</p><table style="border-collapse:collapse">{rows}</table><p>{LETTER_BODY}</p></body></html>"""
+
+
+FORM_FIELDS = [
+    ("Name:", "Maria Keller"),
+    ("Address:", "Lindenweg 7, 8004 Bern"),
+    ("Vehicle registration:", "ZH 123 456"),
+    ("Fee:", "CHF 780.00"),
+]
+
+
+def _form() -> str:
+    """A form's fields: each key in one column, its value in the next, no rules."""
+    rows = "".join(f'<tr><td style="width:2.2in">{k}</td><td>{v}</td></tr>' for k, v in FORM_FIELDS)
+    return f"""<html><body style="font-family:Arial;font-size:11pt;margin:1in">
+<h1 style="font-size:20pt">Application for a parking permit</h1><table>{rows}</table>
+<p>I confirm that the information above is correct.</p></body></html>"""
+
+
 def _cover() -> str:
     """Prose over a picture (a JPEG as the box's background), as back covers are set."""
     import base64
@@ -93,7 +150,15 @@ def printed() -> Iterator[dict[str, bytes]]:
         pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
-    pages = {"newspaper": NEWSPAPER, "exam": EXAM, "letter": LETTER, "cover": _cover()}
+    pages = {
+        "newspaper": NEWSPAPER,
+        "exam": EXAM,
+        "letter": LETTER,
+        "cover": _cover(),
+        "invoice": _invoice(),
+        "listing": _listing(),
+        "form": _form(),
+    }
     out: dict[str, bytes] = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
@@ -142,6 +207,7 @@ def test_exam_sheet_columns_are_not_interleaved(printed: dict[str, bytes], path:
     order = _numbers_in_order(result.to_markdown(), "Question")
     assert len(order) >= 9
     assert order == sorted(order)
+    assert not {b.type for b in result.pages[0].blocks} & {"table", "code", "figure"}
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -159,3 +225,29 @@ def test_prose_over_a_picture_is_text_not_a_figure(printed: dict[str, bytes], pa
     result = _read(printed["cover"], path)
     assert "figure" not in {b.type for b in result.pages[0].blocks}
     assert "promised to limit them to daytime hours" in result.to_markdown()
+
+
+def _tables(result: DocumentResult) -> list[list[list[str]]]:
+    return [b.table.grid() for b in result.pages[0].blocks if b.table is not None]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_invoice_items_are_a_table_with_exact_numbers(printed: dict[str, bytes], path: str) -> None:
+    """A table without any rules, read row by row; "7.7 %" keeps its decimal point."""
+    (table,) = _tables(_read(printed["invoice"], path))
+    # Tesseract reads "19 %" as one word, "19%": the space is no number's.
+    assert [tuple(cell.replace(" %", "%") for cell in row) for row in table] == [
+        tuple(cell.replace(" %", "%") for cell in row) for row in [ITEM_HEADER, *ITEMS]
+    ]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_borderless_listing_is_read_row_by_row(printed: dict[str, bytes], path: str) -> None:
+    (table,) = _tables(_read(printed["listing"], path))
+    assert [tuple(row) for row in table] == LISTING_ROWS
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_form_keys_stay_beside_their_values(printed: dict[str, bytes], path: str) -> None:
+    (table,) = _tables(_read(printed["form"], path))
+    assert [tuple(row) for row in table] == FORM_FIELDS

@@ -13,6 +13,7 @@ from PIL import Image
 from ocrqueue.documents.engines import OcrEngine
 from ocrqueue.documents.geometry import BBox, PixelBox, union
 from ocrqueue.documents.input.images import png_bytes
+from ocrqueue.documents.layout.aligned_columns import aligned_tables
 from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block, holds_running_text, reading_sort
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
 from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
@@ -134,9 +135,14 @@ def region_blocks(
         for bbox, lines in zip(boxes, region_lines, strict=True)
     ]
     texts, notes = split_margin([[] if figure else lines for figure, lines in zip(drawn, region_lines, strict=True)])
+    # Regions side by side whose lines pair up row by row: a table without rules, read as one.
+    unruled = aligned_tables(boxes, texts) if page.rules is not None else {}
+    in_tables = {k for _, run in unruled.values() for k in run}
     out: list[list[Block]] = []
-    for box, figure, lines, text in zip(layout.regions, drawn, region_lines, texts, strict=True):
-        if figure:
+    for k, (box, figure, lines, text) in enumerate(zip(layout.regions, drawn, region_lines, texts, strict=True)):
+        if k in in_tables:
+            out.append([unruled[k][0]] if k in unruled else [])
+        elif figure:
             out.append([figures.add(box, lines)])
         else:
             chunks = at_notes(mark_monospace(text), notes)

@@ -14,6 +14,7 @@ from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.input.images import png_bytes
 from ocrqueue.documents.input.pages import PageInput, TextLayer
 from ocrqueue.documents.input.pdf import PdfPage
+from ocrqueue.documents.layout.aligned_columns import aligned_tables
 from ocrqueue.documents.layout.blocks import (
     CAPTION,
     MARGIN_BAND,
@@ -234,10 +235,18 @@ def from_text_layer(
     body = body_size(flow)
     blocks: list[Block] = []
     placed: set[int] = set()
-    for region, lines in zip(regions, _split_lines(tuple(flow), regions), strict=True):
+    per_region = _split_lines(tuple(flow), regions)
+    # Regions side by side whose lines pair up row by row: a table without rules, read as one.
+    unruled = aligned_tables(regions, per_region) if find_tables_too else {}
+    in_tables = {k: first for first, (_, run) in unruled.items() for k in run}
+    for k, (region, lines) in enumerate(zip(regions, per_region, strict=True)):
         # One column, top to bottom; the blocks of one island stay together, in their own order.
-        chunks = at_notes(reading_sort(lines), margin)
-        groups = [(b.bbox.y0, [b]) for chunk in chunks for b in build_blocks(chunk, height, body)]
+        if k in in_tables:
+            table = unruled[k][0] if k in unruled else None
+            groups = [(table.bbox.y0, [table])] if table is not None else []
+        else:
+            chunks = at_notes(reading_sort(lines), margin)
+            groups = [(b.bbox.y0, [b]) for chunk in chunks for b in build_blocks(chunk, height, body)]
         for i, box in sorted(enumerate(boxes), key=lambda item: item[1].y0):  # figures named top down
             if i not in placed and region.contains_center_of(box):
                 placed.add(i)
