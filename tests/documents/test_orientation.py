@@ -16,10 +16,10 @@ import numpy as np
 import pikepdf
 import pypdfium2 as pdfium
 import pytest
-from data.generate import DPI, PdfBuilder, scanned, two_column_page
+from data.generate import DEJAVU, DEJAVU_BOLD, DPI, PdfBuilder, scanned, two_column_page
 from data.metrics import cer
 from data.prose import prose_image, prose_pdf_ops, text
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
 
 from documents.helpers import run
 from ocrqueue.documents import PageResult
@@ -106,6 +106,23 @@ def test_the_first_look_finds_the_turn_of_a_page_whose_middle_is_blank(angle: in
     """A title, two short columns and a page number far below: the middle of the ink is blank
     paper, where OSD finds nothing; the square holding the most ink tells the turn."""
     assert look(lying(two_column_page(), angle), DPI, get_engine("tesseract")).rotation == angle
+
+
+def slide() -> Image.Image:
+    """A landscape slide: a title and three points in large type, as a presentation prints."""
+    image = Image.new("RGB", (round(11 * DPI), round(8.5 * DPI)), "white")
+    draw = ImageDraw.Draw(image)
+    draw.text((150, 150), "Parish Records", font=ImageFont.truetype(DEJAVU_BOLD, 160), fill="black")
+    body = ImageFont.truetype(DEJAVU, 120)
+    for i, point in enumerate(("Registers move in autumn", "Every volume is listed", "Requests come in writing")):
+        draw.text((200, 520 + i * 300), f"- {point}", font=body, fill="black")
+    return image
+
+
+@pytest.mark.parametrize("angle", ANGLES)
+def test_the_first_look_finds_the_turn_of_a_slide_in_large_type(angle: int) -> None:
+    """No 3-inch square of a slide holds enough letters for OSD; the whole slide shrunk does."""
+    assert look(lying(slide(), angle), DPI, get_engine("tesseract")).rotation == angle
 
 
 @pytest.mark.parametrize("orientation", sorted(EXIF_TURN))
