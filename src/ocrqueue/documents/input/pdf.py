@@ -166,6 +166,8 @@ class PdfPage:
         x1, y1 = min(self.width, box.x1), min(self.height, box.y1)
         area_in2 = max(1e-6, (x1 - x0) * (y1 - y0) / 72**2)
         dpi = min(dpi, int((min(self._limits.max_pixels_per_page, self._limits.render_pixel_budget) / area_in2) ** 0.5))
+        if min(x1 - x0, y1 - y0) * dpi / 72 < 2:  # PDFium rounds each side's crop up: under 2 px may be none
+            raise PageRenderError(f"page {self._index + 1}: the region {box.to_list()} to render is not on the page")
         with PDFIUM_LOCK:
             try:
                 bitmap = self._page.render(
@@ -198,4 +200,4 @@ class PdfPage:
 
     def rulings(self) -> list[BBox]:
         with PDFIUM_LOCK:
-            return vector_rules(self._page, self._frame)
+            return self._frame.cut(vector_rules(self._page, self._frame))

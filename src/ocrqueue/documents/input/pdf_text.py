@@ -50,6 +50,9 @@ def read_text_layer(page: pdfium.PdfPage, frame: PageFrame, char_boxes: bool = F
         turn = text_turn(textpage, n, frame.rotation)
     finally:
         textpage.close()
+    # Text drawn outside the crop box is not on the page a reader sees (a page cut from a bigger one
+    # by pdfcrop keeps the whole page's text): OCR never sees it, nor does the text layer.
+    lines = [line for line in lines if frame.shown.contains_center_of(line.bbox)]
     if in_visual_order("".join(line.text for line in lines)):
         lines = [_in_logical_order(line) for line in lines]
     coverage, images, drawings = _images(page, frame)
@@ -400,12 +403,11 @@ def _per_char_text(textpage: pdfium.PdfTextPage, n: int) -> list[str]:
 
 
 def _images(page: pdfium.PdfPage, frame: PageFrame) -> tuple[float, tuple[BBox, ...], tuple[BBox, ...]]:
-    """Raster images and vector drawings on the page (top-left point boxes), and the share of the
-    page the images cover (a scan with a thin text layer is mostly image)."""
+    """Raster images and vector drawings on the page (top-left point boxes, cut to the visible page:
+    a figure's crop is rendered from the page, and what lies outside it cannot be), and the share of
+    the page the images cover (a scan with a thin text layer is mostly image)."""
     images, drawings = graphics(page, frame)
+    images, drawings = frame.cut(images), frame.cut(drawings)
+    covered = sum(box.area for box in images)
     crop = frame.crop
-    shown = (
-        BBox(0.0, 0.0, crop.width, crop.height) if frame.rotation in (0, 180) else BBox(0, 0, crop.height, crop.width)
-    )
-    covered = sum(box.intersection(shown) for box in images)
     return (min(1.0, covered / crop.area) if crop.area > 0 else 0.0), tuple(images), tuple(drawings)

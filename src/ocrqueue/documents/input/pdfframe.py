@@ -4,6 +4,7 @@ through here so they line up with the rendered page."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ocrqueue.documents.geometry import BBox
@@ -23,6 +24,18 @@ class PageFrame:
         if self.rotation == 270:
             return c.y1 - y, c.x1 - x
         return x - c.x0, c.y1 - y
+
+    @property
+    def shown(self) -> BBox:
+        """The visible page in the frame's own points: what a reader sees and a render covers."""
+        c = self.crop
+        return BBox(0.0, 0.0, c.width, c.height) if self.rotation in (0, 180) else BBox(0.0, 0.0, c.height, c.width)
+
+    def cut(self, boxes: Iterable[BBox]) -> list[BBox]:
+        """The part of each box on the visible page; boxes wholly off it are dropped."""
+        v = self.shown
+        cut = (BBox(max(b.x0, v.x0), max(b.y0, v.y0), min(b.x1, v.x1), min(b.y1, v.y1)) for b in boxes)
+        return [b for b in cut if b.x1 >= b.x0 and b.y1 >= b.y0]  # a hairline rule has no height
 
     def box(self, left: float, bottom: float, right: float, top: float) -> BBox:
         ax, ay = self.point(left, bottom)
