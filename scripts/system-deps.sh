@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|container|test|container-check|bench
+# Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|container|test|container-check|bench|all-scripts
 # "serve": the Tesseract models (English, Simplified Chinese, a model for every script the default
 # reads, and osd: which way up a page is, and its script; about 198 MiB, the budget is in
 # docs/documents.md) and fonts; RapidOCR's models come inside its wheel, and the Python wheels
@@ -13,6 +13,9 @@
 # `make container-check` only.
 # "bench": serve plus the producers bench/documents.py makes documents with (Chromium, LibreOffice
 # Writer and Calc, Ghostscript, groff).
+# "all-scripts": serve plus every other script model Debian ships (tesseract-ocr-script-*: Armenian,
+# Georgian, Bengali, Tamil, Khmer, Ethiopic, …; documents/scripts.py names the script of each), so
+# that no page warns that its script has no model.
 set -euo pipefail
 
 # Tesseract's models for whole scripts: Latin (with Vietnamese), Cyrillic, Greek, Han Simplified
@@ -33,7 +36,10 @@ case "${1:-serve}" in
   test) wanted=("${test_packages[@]}") ;;
   container-check) wanted=("${container_check_packages[@]}") ;;
   bench) wanted=("${bench_packages[@]}") ;;
-  *) echo "usage: $0 serve|container|test|container-check|bench" >&2; exit 2 ;;
+  all-scripts) mapfile -t every_script < <(apt-cache search --names-only '^tesseract-ocr-script-' | cut -d' ' -f1)
+    [ ${#every_script[@]} -gt 0 ] || { echo "apt-cache lists no tesseract-ocr-script-* package: run apt-get update" >&2; exit 1; }
+    wanted=("${serve_packages[@]}" "${every_script[@]}") ;;
+  *) echo "usage: $0 serve|container|test|container-check|bench|all-scripts" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -49,7 +49,7 @@ BOUNDS: dict[tuple[str, str], tuple[float, float, str]] = {
     # 0.0006, 0.0, 0.0, 0.29: the reference card's boxes are read in another order than PDFium's).
     ("maint-guide-ru-p013", "text_layer"): (0.01, 0.99, "Cyrillic"),
     ("maint-guide-ja-p010", "text_layer"): (0.01, 0.99, "Japanese"),
-    ("maint-guide-vi-p041", "text_layer"): (0.01, 0.99, "Latin"),
+    ("maint-guide-vi-p041", "text_layer"): (0.01, 0.99, "Vietnamese"),
     ("refcard-el-p002", "text_layer"): (0.45, 0.98, "Greek"),
 }
 

@@ -29,8 +29,8 @@ OCR_STAGES = [
     "ocr.rules",
     "ocr.choose_engine",
     "ocr.read",
-    "ocr.recheck_script",
     "ocr.recheck_accents",
+    "ocr.recheck_script",
 ]
 
 

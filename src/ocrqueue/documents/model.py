@@ -237,6 +237,12 @@ class StageTiming:
         return cls(d["stage"], float(d["ms"]))
 
 
+# Warnings that put a page's text in doubt (ocr/engine_choice.py, ocr/script_recheck.py): the
+# task's history records them too (service/ocr_task.py).
+NO_MODEL = "no model installed"
+LOW_CONFIDENCE_READING = "read with very low confidence"
+
+
 @dataclass(frozen=True)
 class PageResult:
     """One processed page. ``images`` holds figure crops (PNG bytes by name) and is not in the dict:
@@ -255,6 +261,11 @@ class PageResult:
     rotation: int = 0  # degrees clockwise the page was turned to read it upright (0, 90, 180, 270)
     # The stages that ran, in order, with their times: measured, so not part of what a page is.
     timings: tuple[StageTiming, ...] = field(default=(), compare=False)
+
+    @property
+    def doubts(self) -> tuple[str, ...]:
+        """The warnings that say its text may be wrong: a script without a model, a poor reading."""
+        return tuple(w for w in self.warnings if NO_MODEL in w or w.startswith(LOW_CONFIDENCE_READING))
 
     def to_dict(self) -> dict[str, Any]:
         return {

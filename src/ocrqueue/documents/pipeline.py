@@ -25,8 +25,8 @@ OCR_PATH: tuple[Stage, ...] = (
     ocr.rules,
     ocr.choose_engine,
     ocr.read,
-    ocr.recheck_script,
     ocr.recheck_accents,
+    ocr.recheck_script,
 )
 PATHS: dict[PagePath, tuple[Stage, ...]] = {"text_layer": TEXT_LAYER_PATH, "ocr": OCR_PATH, "nothing": ()}
 

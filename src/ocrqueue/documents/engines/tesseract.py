@@ -24,7 +24,7 @@ from ocrqueue.documents.errors import InvalidOptionsError
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.logical_line import logical_order
 from ocrqueue.documents.model import Line, Word
-from ocrqueue.documents.scripts import LANGUAGE_SCRIPTS
+from ocrqueue.documents.scripts import script_read_by
 from ocrqueue.documents.text import piece_gap
 
 TESSDATA_CANDIDATES = (
@@ -43,6 +43,12 @@ _PSM_FOR_TASK = {
 }
 
 
+# Models whose pages are read with PSM 4 (one column of lines of any size; whole_page.py splits
+# them by the layout found beside): PSM 3's page layout analysis takes much of a Korean page for
+# something else than text and drops it (bench/script_pages.py, Korean pages).
+SINGLE_COLUMN_PAGE_MODELS = frozenset({"Hangul", "kor"})
+
+
 def find_tessdata() -> str:
     """TESSDATA_PREFIX if set, else the first Debian/Ubuntu location holding traineddata files."""
     env = os.environ.get("TESSDATA_PREFIX")
@@ -53,29 +59,19 @@ def find_tessdata() -> str:
     raise InvalidOptionsError("Tesseract language data not found: install tesseract-ocr-eng or set TESSDATA_PREFIX")
 
 
-# Script models (Debian's tesseract-ocr-script-*) are named after their script, but for these.
-SCRIPT_MODEL_SCRIPTS = {"HanS": "Han", "HanT": "Han"}
-
-
 def installed_capabilities(installed: frozenset[str]) -> EngineCapabilities:
     """What Tesseract can do with the traineddata files installed: each language reads its script
-    (chi_sim Han, rus Cyrillic, other known ones Latin), a script model (``Latin``) its own;
+    (chi_sim Han, rus Cyrillic, other known ones Latin), a script model (``Latin``, ``Cyrillic``) its
+    own (documents/scripts.py's table);
     orientation and script detection need ``osd``."""
     languages = installed - {"osd"}
     return EngineCapabilities(
-        scripts=frozenset(map(_script_read_by, languages)),
+        scripts=frozenset(map(script_read_by, languages)),
         languages=frozenset(languages),
         word_boxes=True,
         detects_orientation="osd" in installed,
         detects_script="osd" in installed,
     )
-
-
-def _script_read_by(language: str) -> str:
-    name = language.removesuffix("_vert")
-    if name[:1].isupper():
-        return SCRIPT_MODEL_SCRIPTS.get(name, name)
-    return LANGUAGE_SCRIPTS.get(name, "Latin")
 
 
 class TesseractEngine:
@@ -143,7 +139,10 @@ class TesseractEngine:
 
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
         lang = self._lang(request.languages)
-        with self._borrow(lang, _PSM_FOR_TASK[request.task]) as api:
+        psm = _PSM_FOR_TASK[request.task]
+        if request.task == "page" and request.languages[0] in SINGLE_COLUMN_PAGE_MODELS:
+            psm = tesserocr.PSM.SINGLE_COLUMN
+        with self._borrow(lang, psm) as api:
             api.SetImage(image if image.mode == "L" else image.convert("L"))
             api.SetSourceResolution(request.dpi)
             api.Recognize()

@@ -28,13 +28,15 @@ from PIL import Image
 
 from ocrqueue.documents.engines import Orientation, OrientationDetector
 from ocrqueue.documents.layout.straighten import cells_to_pixels, marked_box
-from ocrqueue.documents.scripts import SCRIPT_LANGUAGES
+from ocrqueue.documents.scripts import SCRIPT_MODELS
 
 OSD_DPI = 200
 OSD_SIDE_IN = 3.0
 OSD_MIN_CONFIDENCE = 1.5
 OSD_SURE = 5.0
-CJK_SCRIPTS = ("Han", "Japanese", "Hangul")
+OSD_REPEATS = 6
+# OSD's names that are not those of documents/scripts.py's table.
+OSD_NAMES = {"Japanese": "Han", "Hiragana": "Han", "Katakana": "Han", "Korean": "Hangul", "Fraktur": "Latin"}
 
 
 @dataclass(frozen=True)
@@ -58,20 +60,28 @@ def look(image: Image.Image, dpi: int, detector: OrientationDetector | None) -> 
         return FirstLook(0, ())
     side = round(OSD_SIDE_IN * dpi)
     middle = _middle(box, side)
-    found = _osd(detector, gray, middle, dpi)
+    found = _osd(detector, gray.crop(middle), dpi)
     if found is None or found.confidence < OSD_SURE:
         densest = _densest(gray, box, side)
-        other = _osd(detector, gray, densest, dpi) if densest != middle else None
+        other = _osd(detector, gray.crop(densest), dpi) if densest != middle else None
         if other is not None and (found is None or other.confidence > found.confidence):
             found = other
+    if found is None and middle != box:
+        # Too little text in the middle (a page of three lines of Arabic): the whole ink box.
+        found = _osd(detector, gray.crop(box), dpi)
+    scripts_only = found is None and (box[3] - box[1]) * 2 <= side
+    if scripts_only:
+        # Too little text for OSD at all (two lines): the ink box repeated down a taller image
+        # tells the script; the orientation that repetition makes surer is not taken.
+        found = _osd(detector, _repeated(gray.crop(box), side), dpi)
     if found is None:
         found = _osd_shrunk(detector, gray, box, round(OSD_SIDE_IN * OSD_DPI))
     if found is None:
         return FirstLook(0, ())
     agrees = (found.rotation in (90, 270)) == _lines_run_down(gray, box)
-    sure = found.confidence >= OSD_SURE or (found.confidence >= OSD_MIN_CONFIDENCE and agrees)
+    sure = not scripts_only and (found.confidence >= OSD_SURE or (found.confidence >= OSD_MIN_CONFIDENCE and agrees))
     capabilities = detector.capabilities
-    scripts = (_script(found.script, capabilities.languages),) if capabilities.detects_script else ()
+    scripts = (osd_script(found.script),) if capabilities.detects_script else ()
     return FirstLook(found.rotation if sure else 0, scripts)
 
 
@@ -90,20 +100,26 @@ def _osd_shrunk(
     return detector.orientation(crop, OSD_DPI)
 
 
-def _osd(
-    detector: OrientationDetector, gray: Image.Image, box: tuple[int, int, int, int], dpi: int
-) -> Orientation | None:
-    """The detector's answer on ``box`` of the page, at OSD_DPI or less."""
-    crop = gray.crop(box)
+def _osd(detector: OrientationDetector, crop: Image.Image, dpi: int) -> Orientation | None:
+    """The detector's answer on ``crop`` of the page, at OSD_DPI or less."""
     if dpi > OSD_DPI:
         crop = crop.resize((crop.width * OSD_DPI // dpi, crop.height * OSD_DPI // dpi), Image.Resampling.BILINEAR)
     return detector.orientation(crop, min(dpi, OSD_DPI))
 
 
-def _script(name: str, installed: frozenset[str]) -> str:
-    if name in CJK_SCRIPTS:
-        name = "Han"
-    return name if SCRIPT_LANGUAGES.get(name) in installed else "Latin"
+def _repeated(crop: Image.Image, height: int) -> Image.Image:
+    """``crop`` repeated downwards until it is ``height`` tall (at most ``OSD_REPEATS`` times)."""
+    times = max(2, min(OSD_REPEATS, -(-height // max(1, crop.height))))
+    tall = Image.new("L", (crop.width, crop.height * times), 255)
+    for i in range(times):
+        tall.paste(crop, (0, i * crop.height))
+    return tall
+
+
+def osd_script(name: str) -> str:
+    """The script of documents/scripts.py's table that OSD's ``name`` stands for."""
+    name = OSD_NAMES.get(name, name)
+    return name if name in SCRIPT_MODELS else "Latin"
 
 
 def _middle(box: tuple[int, int, int, int], side: int) -> tuple[int, int, int, int]:

@@ -30,11 +30,17 @@ from ocrqueue.documents.engines import (
     first_engine_with,
     orientation_detector,
 )
+from ocrqueue.documents.model import NO_MODEL
 from ocrqueue.documents.options import AUTO, ProcessOptions
-from ocrqueue.documents.scripts import SCRIPT_LANGUAGES, languages_for, scripts_of_languages
+from ocrqueue.documents.scripts import SCRIPT_LANGUAGES, SCRIPT_MODELS, languages_for, scripts_of_languages
 
-# bench/accuracy.py's ranking per script, best first (docs/documents.md, "Choosing an engine").
-MEASURED_RANKING: dict[str, tuple[str, ...]] = {"Han": ("rapidocr", "tesseract")}
+# bench/accuracy.py's and bench/script_pages.py's ranking per script, best first (docs/documents.md,
+# "Scripts, languages and rotation"). Every other script with a Tesseract model is read by
+# Tesseract with that model beside ``LATIN_MODEL`` (``OTHER_PAGES``).
+MEASURED_RANKING: dict[str, tuple[str, ...]] = {
+    "Han": ("rapidocr", "tesseract"),
+    "Japanese": ("rapidocr", "tesseract"),
+}
 OTHER_PAGES: tuple[str, ...] = ("tesseract",)
 FALLBACK_LANGUAGES = ("eng",)
 # Tesseract's model for the whole Latin script (Debian's tesseract-ocr-script-latn): it reads the
@@ -70,13 +76,50 @@ def ranked_engine(scripts: tuple[str, ...]) -> str:
 
 
 def languages_to_ask(scripts: tuple[str, ...], offered: frozenset[str]) -> tuple[str, ...]:
-    """The languages of ``scripts`` among those an engine ``offered``, English beside Chinese.
-    Latin text is read with English first; ``with_latin_model`` gives the second reading's
-    languages when that one shows accents (ocr/accents.py)."""
-    if "Han" in scripts and "Latin" not in scripts:
+    """The languages of ``scripts`` among those an engine ``offered``, with the Latin script beside
+    them (manuals in every script quote commands and English). Latin text is read with English
+    first (``with_latin_model`` gives the second reading's languages when that one shows accents,
+    ocr/accents.py); beside another script, with the Latin model, which lets fewer of that script's
+    words be read as Latin ones (a Korean page: CER 0.046 against 0.110 with ``eng``; a Hindi one
+    0.000 against 0.033). A script is read with its script model (``Cyrillic``) where the engine
+    has it, else its language model (``rus``); a script with neither is left out
+    (``missing_models`` names its package)."""
+    if "Latin" not in scripts:
         scripts = (*scripts, "Latin")
     known = offered or EVERY_LANGUAGE
-    return languages_for(scripts, known) or FALLBACK_LANGUAGES
+    if "Han" in scripts:
+        return languages_for(scripts, known) or FALLBACK_LANGUAGES
+    latin = (
+        (SCRIPT_LANGUAGES["Latin"], LATIN_MODEL) if scripts[0] == "Latin" else (LATIN_MODEL, SCRIPT_LANGUAGES["Latin"])
+    )
+    wanted = (_model_for(script, known, latin) for script in scripts)
+    return tuple(dict.fromkeys(lang for lang in wanted if lang is not None)) or FALLBACK_LANGUAGES
+
+
+def _model_for(script: str, known: frozenset[str], latin: tuple[str, ...] = (LATIN_MODEL,)) -> str | None:
+    """The model that reads ``script`` among ``known``: Latin text the first of ``latin`` known,
+    any other script its script model, else its language model."""
+    if script == "Latin":
+        return next((m for m in latin if m in known), None)
+    model = SCRIPT_MODELS[script].model if script in SCRIPT_MODELS else None
+    if model in known:
+        return model
+    language = SCRIPT_LANGUAGES.get(script)
+    return language if language in known else None
+
+
+def missing_models(options: ProcessOptions, engine: str, scripts: tuple[str, ...]) -> tuple[str, ...]:
+    """Warnings for the ``scripts`` found on a page that ``engine`` has no model installed for,
+    each naming the Debian package that would read it; none when languages were named, or for an
+    engine asked for no languages (a vision model reads what it sees)."""
+    capabilities = engine_capabilities(engine)
+    if options.languages != (AUTO,) or capabilities is None or not capabilities.languages:
+        return ()
+    return tuple(
+        f"{script} text: {NO_MODEL}; apt-get install {SCRIPT_MODELS[script].package}"
+        for script in scripts
+        if script in SCRIPT_MODELS and _model_for(script, capabilities.languages) is None
+    )
 
 
 def with_latin_model(languages: tuple[str, ...], offered: frozenset[str]) -> tuple[str, ...] | None:

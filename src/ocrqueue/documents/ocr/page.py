@@ -5,8 +5,10 @@ upright, straightened, its ruling lines found, and read by the engine and langua
 (engine_choice.py): either the engine reads the whole page once and its words are split by layout
 (whole_page.py, classic OCR engines), or each layout region is cropped and read on its own
 (by_region.py, engines whose capabilities say ``reads_regions``, such as vision models). A page read as Latin that
-holds Chinese is read again as Chinese (script_recheck.py); one read with English that shows
-accents, again with the model for the whole Latin script (accents.py). Boxes are converted from pixels back to
+holds Chinese is read again as Chinese; one read with English that shows accents, again with the
+model for the whole Latin script (accents.py); a page whose reading holds another script than the
+one it was read for, again with that script's model (script_recheck.py); a script without a model,
+or a reading of very low confidence, is said in the page's warnings. Boxes are converted from pixels back to
 points so both the OCR and the text-layer path share one coordinate frame: that of the page as
 read, upright, until the page's result puts them on the page as delivered (documents/turns.py).
 pipeline.py runs these stages in order (``OCR_PATH``).
@@ -14,6 +16,7 @@ pipeline.py runs these stages in order (``OCR_PATH``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from ocrqueue.documents.engines import OcrEngine, get_engine
@@ -25,8 +28,8 @@ from ocrqueue.documents.ocr.accents import needs_latin_model
 from ocrqueue.documents.ocr.assemble import Figures, OcrPage
 from ocrqueue.documents.ocr.by_region import read_regions
 from ocrqueue.documents.ocr.detect import look, turn
-from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, with_latin_model
-from ocrqueue.documents.ocr.script_recheck import HAN, holds_han
+from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, missing_models, with_latin_model
+from ocrqueue.documents.ocr.script_recheck import HAN, holds_han, low_confidence, script_to_reread
 from ocrqueue.documents.ocr.whole_page import read_whole_page
 from ocrqueue.documents.options import AUTO
 from ocrqueue.documents.scripts import scripts_in
@@ -77,12 +80,14 @@ def choose_engine(context: PageContext) -> None:
     """Reads the scripts and options.engine and languages; adds the engine and languages to read
     with: on a page set in vertical columns, each language's vertical model beside it where the
     engine has one (Tesseract's Japanese_vert beside Japanese: the horizontal model alone reads such
-    a page as garbage, CER 0.99)."""
+    a page as garbage, CER 0.99); and a warning for each script found that no installed model reads."""
     engine, languages = _chosen(context, context.scripts)
     vertical = with_vertical_models(languages, engine.capabilities.languages)
     if vertical != languages and ink_in_columns(needed(context.straight, "straightened page").ink):
         languages = vertical
     context.engine, context.languages = engine, languages
+    for warning in missing_models(context.options, engine.name, context.scripts):
+        context.warn(warning)
 
 
 @stage("ocr.read")
@@ -94,14 +99,28 @@ def read(context: PageContext) -> None:
 
 @stage("ocr.recheck_script")
 def recheck_script(context: PageContext) -> None:
-    """Reads the blocks and scripts; adds a reading as Chinese when a page read as Latin holds Chinese."""
+    """Reads the blocks and scripts; adds a reading as Chinese when a page read as Latin holds
+    Chinese, a reading with another script's model when the reading's letters are of that script
+    (Vietnamese read as Latin), the scripts read, and a warning when the reading's confidence is very low."""
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
-    if not holds_han(straight.image, raster.scale, list(context.blocks), context.options, context.scripts):
-        return
-    engine, languages = _chosen(context, HAN)
+    if holds_han(straight.image, raster.scale, list(context.blocks), context.options, context.scripts):
+        _reread(context, HAN, lambda found: "Han" in found)
+    elif not missing_models(context.options, needed(context.engine, "engine").name, context.scripts):
+        scripts = script_to_reread(context.options, _text(context.blocks), context.languages)
+        if scripts is not None:
+            _reread(context, scripts, lambda again: scripts[0] in again)
+        context.scripts = scripts_in(_text(context.blocks)) or context.scripts
+    warning = low_confidence(context.blocks)
+    if warning is not None:
+        context.warn(warning)
+
+
+def _reread(context: PageContext, scripts: tuple[str, ...], keep: Callable[[tuple[str, ...]], bool]) -> None:
+    """The page read again for ``scripts``; that reading kept when ``keep`` says its scripts are right."""
+    engine, languages = _chosen(context, scripts)
     blocks, figures = _read(context, engine, languages)
     found = scripts_in(_text(blocks))
-    if "Han" in found:
+    if keep(found):
         context.engine, context.languages, context.scripts = engine, languages, found
         context.source, context.blocks, context.images = engine.name, blocks, figures.images
 
@@ -149,4 +168,4 @@ def with_vertical_models(languages: tuple[str, ...], offered: frozenset[str]) ->
 
 
 def _text(blocks: tuple[Block, ...]) -> str:
-    return "".join(ln.text for b in blocks for ln in b.lines)
+    return "\n".join(ln.text for b in blocks for ln in b.lines)

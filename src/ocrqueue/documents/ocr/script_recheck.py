@@ -1,4 +1,16 @@
-"""A second look at a page the first look called Latin but that Tesseract read poorly: is it Chinese?
+"""A second look at a page once read: is it in another script than the first look said, and was it read well?
+
+The letters of a reading tell scripts apart where OSD is weak. Vietnamese is Latin to OSD; its
+reading with the Latin model either keeps enough tone-marked letters to be told by them
+(documents/scripts.py) or has letters accented often and in short words, as only Vietnamese has
+(``may_be_vietnamese``): it is read again with the Vietnamese model, and that reading is kept when
+its letters are Vietnamese (``script_to_reread``). A page whose reading holds another script than
+the one it was read for (OSD said Hangul, the reading is Chinese) is read again likewise. Kana and
+kanji are read by the same model, so a Japanese page read as Chinese is not read again.
+``low_confidence`` says when a reading is too poor to trust (a script with no model, noise).
+Measured in docs/documents.md, "Scripts, languages and rotation".
+
+Chinese in a page the first look called Latin:
 
 Tesseract's script detection can call a Chinese page Latin when its sample holds many Latin words
 (a manual full of commands), and it reports one script per page, so a Latin page with a few lines
@@ -17,14 +29,16 @@ an engine that is asked for no languages (a vision model reads what it sees) nee
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PIL import Image
 
 from ocrqueue.documents.engines import RecognitionRequest, engine_capabilities
-from ocrqueue.documents.model import Block, Line
+from ocrqueue.documents.model import LOW_CONFIDENCE_READING, Block, Line
 from ocrqueue.documents.ocr.crops import padded_crop
 from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, languages_to_ask
 from ocrqueue.documents.options import AUTO, ProcessOptions
-from ocrqueue.documents.scripts import SCRIPT_LANGUAGES, scripts_in
+from ocrqueue.documents.scripts import SCRIPT_LANGUAGES, may_be_vietnamese, scripts_in, scripts_of_languages
 
 POOR_LINE_CONFIDENCE = 0.6
 POOR_LINE_SHARE = 0.25
@@ -35,6 +49,46 @@ PROBE_LINES = 12
 MIXED_MIN_POOR_LINES = 2
 MIXED_MIN_HAN_LINES = 2
 HAN = ("Han", "Latin")
+# Scripts one reading covers: RapidOCR's and Tesseract's Chinese models read kana too.
+SAME_READING = {"Japanese": "Han"}
+# A page whose words' mean confidence is below this is said to be read poorly.
+LOW_CONFIDENCE = 0.5
+
+
+def script_to_reread(options: ProcessOptions, text: str, languages: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The scripts a page read with ``languages`` as ``text`` should be read again for: those of
+    its letters when most of them are in a script the languages were not for (OSD said Hangul, the
+    reading is Chinese), or Vietnamese first when a reading with the Latin model may be Vietnamese
+    that lost its tone marks; only when the engine that would read them has that script's model.
+    None otherwise, and when languages were named or the engine is asked for no languages."""
+    found = scripts_in(text)
+    if options.languages != (AUTO,) or not found:
+        return None
+    read = {SAME_READING.get(s, s) for s in scripts_of_languages(languages)}
+    if found[0] == "Latin" and "Vietnamese" not in read and may_be_vietnamese(text):
+        found = ("Vietnamese", *found)
+    main = SAME_READING.get(found[0], found[0])
+    if main in read:
+        return None
+    engine, again = choose(options, found)
+    capabilities = engine_capabilities(engine)
+    if capabilities is None or not capabilities.languages:
+        return None
+    return found if main in {SAME_READING.get(s, s) for s in scripts_of_languages(again)} else None
+
+
+def low_confidence(blocks: Sequence[Block]) -> str | None:
+    """A warning when the page's words were read with a mean confidence under ``LOW_CONFIDENCE``."""
+    confidences = [w.confidence for b in blocks for ln in b.lines for w in ln.words if w.confidence is not None]
+    if not confidences:
+        return None
+    mean = sum(confidences) / len(confidences)
+    if mean >= LOW_CONFIDENCE:
+        return None
+    return (
+        f"{LOW_CONFIDENCE_READING} (mean word confidence {mean:.2f}): the text is likely wrong; "
+        "the page may be in a script without an installed model, or hold no text"
+    )
 
 
 def holds_han(

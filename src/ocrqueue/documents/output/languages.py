@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from ocrqueue.documents.scripts import SCRIPT_MODELS
+
 _TAGS = {
     "ara": "ar",
     "ben": "bn",
@@ -39,8 +41,8 @@ _TAGS = {
     "ukr": "uk",
     "vie": "vi",
 }
-_SCRIPTS = {"Latin": "Latn", "Cyrillic": "Cyrl", "Greek": "Grek", "Arabic": "Arab", "Hebrew": "Hebr", "HanS": "Hans"}
-_SCRIPTS |= {"HanT": "Hant", "Devanagari": "Deva", "Hangul": "Hang", "Japanese": "Jpan", "Thai": "Thai"}
+_TAGS |= {"Vietnamese": "vi"}  # a script model, but of one language
+_SCRIPTS = {m.model: m.iso15924 for m in SCRIPT_MODELS.values()} | {"HanT": "Hant"}
 _LANGUAGE = re.compile(r"^[a-z]{2,3}$")
 
 
