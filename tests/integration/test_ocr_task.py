@@ -13,11 +13,21 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from data.generate import PdfBuilder, born_digital_pdf, encode, figure_page, section_pages_pdf
+from documents.test_script_warnings import tessdata_without
+from documents.test_scripts_read import page_png
 from prometheus_client import REGISTRY, CollectorRegistry
 from support.results import without_timings
 from support.waiting import wait_terminal
 
-from ocrqueue.documents import DocumentLimits, PipelineResources, ProcessOptions, open_document, process_page
+from ocrqueue.documents import (
+    DocumentLimits,
+    PipelineResources,
+    ProcessOptions,
+    open_document,
+    process_page,
+    registered_engine,
+)
+from ocrqueue.documents.engines.tesseract import TesseractEngine
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.queue import QueueConfig, Store, TaskStatus, Worker
 from ocrqueue.queue.metrics import QueueMetrics
@@ -267,3 +277,19 @@ def test_a_big_document_is_read_by_page_range_children_and_assembled_in_order(
     }
     listed = Tasks(store, storage, Settings()).list(tenant="acme").tasks
     assert sorted(t.id for t in listed) == sorted([whole.id, parent.id])
+
+
+def test_a_page_whose_script_has_no_model_is_recorded_in_the_task_history(
+    store: Store, storage: LocalStorage, worker: Worker, tmp_path: Path
+) -> None:
+    """The real pipeline and Tesseract, with a language-data folder without the Greek model."""
+    tessdata = tessdata_without(tmp_path / "tessdata", "Greek")
+    with registered_engine("tesseract", lambda: TesseractEngine(f"{tessdata}/")):
+        task_id = submit(store, storage, page_png("Greek"), ProcessOptions())
+        run_to_completion(worker, store, task_id)
+    warned = [e.detail for e in store.events(task_id) if e.type is EventType.WARNED]
+    assert warned == [
+        {"page": 1, "warnings": ["Greek text: no model installed; apt-get install tesseract-ocr-script-grek"]}
+    ]
+    page = json.loads(storage.get(result_json_key(task_id)))["pages"][0]
+    assert page["warnings"] == warned[0]["warnings"]

@@ -272,6 +272,21 @@ def test_checkpoints_are_kept_across_attempts_and_overwritten_by_the_holder(stor
     ]  # fmt: skip
 
 
+def test_a_warning_is_recorded_in_the_history_by_the_lease_holder_only(store: Store) -> None:
+    task = store.submit(TaskSpec("noop")).task
+    _, first = claim_one(store, "w1")
+    store.warn(first, {"page": 2, "warnings": ["Armenian text: no model installed"]})
+    expire_and_reap(store, "w1")
+    _, second = claim_one(store, "w2")
+    with pytest.raises(LeaseLost):
+        store.warn(first, {"page": 3, "warnings": ["late"]})
+    warned = [e for e in store.events(task.id) if e.type is EventType.WARNED]
+    assert [(e.detail, e.worker_id, e.attempt) for e in warned] == [
+        ({"page": 2, "warnings": ["Armenian text: no model installed"]}, "w1", 1)
+    ]
+    assert second is not None
+
+
 def test_checkpoints_are_listed_without_data_and_paged_in_order(store: Store) -> None:
     task = store.submit(TaskSpec("noop")).task
     other = store.submit(TaskSpec("noop", dedup_key="other")).task

@@ -89,6 +89,16 @@ class TaskContext:
             self._lost = True
             raise
 
+    def warn(self, detail: Mapping[str, JSON]) -> None:
+        """Record a `warned` event on the task (see Store.warn)."""
+        self.touch()
+        self._check_lease()
+        try:
+            self._store.warn(self.lease, detail)
+        except LeaseLost:
+            self._lost = True
+            raise
+
     def cancel_requested(self) -> bool:
         """Asks the database (fenced), so a handler between pages sees a cancel promptly."""
         self.touch()

@@ -41,6 +41,7 @@ class EventType(StrEnum):
     CANCEL_REQUESTED = "cancel_requested"
     CANCELLED = "cancelled"
     REQUEUED = "requeued"
+    WARNED = "warned"  # the handler recorded what the task's result should be read with caution for
 
 
 _id_lock = threading.Lock()

@@ -168,6 +168,11 @@ class Store(abc.ABC):
         """Save one unit of partial work (a page) under the lease. Raises LeaseLost."""
 
     @abc.abstractmethod
+    def warn(self, lease: Lease, detail: Mapping[str, JSON]) -> None:
+        """Record a `warned` event on the leased task (a page read poorly: ``detail`` says which
+        and why), so its history says so beside its lifecycle. Raises LeaseLost."""
+
+    @abc.abstractmethod
     def is_cancel_requested(self, lease: Lease) -> bool:
         """Raises LeaseLost when the lease is gone."""
 

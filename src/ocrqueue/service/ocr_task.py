@@ -130,6 +130,8 @@ class OcrTask:
             ctx.report_progress(finished, len(wanted), "resuming" if finished else "starting")
             for result in selected.read(store_image, done, ctx.raise_if_cancelled):
                 ctx.save_checkpoint(result.index, result.to_dict())
+                if result.doubts:
+                    ctx.warn({"page": result.index + 1, "warnings": list(result.doubts)})
                 page_read(result)
                 finished += 1
                 ctx.report_progress(finished, len(wanted), f"page {result.index + 1} of {meta.page_count}")

@@ -277,6 +277,11 @@ class PostgresStore(Store):
         if not self._fetch(sql.CHECKPOINT, params, "checkpoint"):
             raise self._lease_lost(lease, f"checkpoint {seq}")
 
+    def warn(self, lease: Lease, detail: Mapping[str, JSON]) -> None:
+        params = self._fenced_params(lease) | {"detail": dumps(dict(detail))}
+        if not self._fetch(sql.WARNED_EVENT, params, "warn"):
+            raise self._lease_lost(lease, "warn")
+
     def complete_many(self, items: Sequence[tuple[Lease, JSON]]) -> dict[str, CompleteResult | None]:
         params: Params = {
             "ids": [lease.task_id for lease, _ in items],

@@ -180,6 +180,13 @@ WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running'
 
 # FOR SHARE makes the fence linearisable: a concurrent claim of the same row waits for this
 # write, or this write waits for the claim and then sees the new token and inserts nothing.
+WARNED_EVENT = """
+INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+SELECT id, 'warned', now(), attempts, lease_token, worker_id, %(detail)s::jsonb FROM ocrq_tasks
+WHERE id = %(id)s AND lease_token = %(token)s AND status = 'running'
+RETURNING id
+"""
+
 CHECKPOINT = """
 WITH owner AS (
     SELECT id, lease_token FROM ocrq_tasks

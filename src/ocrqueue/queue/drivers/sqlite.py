@@ -335,6 +335,11 @@ class SQLiteStore(Store):
         if self._fenced_write(sql.CHECKPOINT, params, "checkpoint") is None:
             raise self._lease_lost(lease, f"checkpoint {seq}")
 
+    def warn(self, lease: Lease, detail: Mapping[str, JSON]) -> None:
+        params = {"id": lease.task_id, "token": lease.token, "detail": dumps(dict(detail))}
+        if self._fenced_write(sql.WARNED_EVENT, params, "warn") is None:
+            raise self._lease_lost(lease, "warn")
+
     def complete_many(self, items: Sequence[tuple[Lease, JSON]]) -> dict[str, CompleteResult | None]:
         encoded = json.dumps([[lease.task_id, lease.token, dumps(result)] for lease, result in items])
 

@@ -125,6 +125,13 @@ WHERE ocrq_checkpoints.lease_token <= excluded.lease_token
 RETURNING seq
 """
 
+WARNED_EVENT = f"""
+INSERT INTO ocrq_events (task_id, type, at, attempt, lease_token, worker_id, detail)
+SELECT id, 'warned', {NOW}, attempts, lease_token, worker_id, :detail FROM ocrq_tasks
+WHERE id = :id AND lease_token = :token AND status = 'running'
+RETURNING id
+"""
+
 # `+status` keeps the planner off the (status, id) index: led by it, the join would scan every
 # running row for each item (batch x running rows; 500 of 900 took 670 ms with the write lock held).
 # Led by the items, each is one primary-key lookup.
