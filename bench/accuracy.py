@@ -37,11 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "data"))
 import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
-import subprocess  # noqa: E402
 import time  # noqa: E402
 from collections import defaultdict  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
+from bench_runs import git_commit  # noqa: E402
 from metrics import bag_of_words_f1, full_text, text_cer  # noqa: E402
 from realpages import DEFAULT_CACHE, VARIANTS, RealPage, fetch, ground_truth, load_pages, variant_bytes  # noqa: E402
 from scriptpages import build, load_documents  # noqa: E402
@@ -211,7 +211,7 @@ def main() -> None:
         json.dumps(
             {
                 "bench": "accuracy",
-                "commit": _commit(),
+                "commit": git_commit(),
                 "options": options.to_dict(),
                 "script_models": args.script_models,
                 "corpus": args.corpus,
@@ -224,13 +224,6 @@ def main() -> None:
             }
         )
     )
-
-
-def _commit() -> str:
-    result = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent
-    )
-    return result.stdout.strip() or "unknown"
 
 
 if __name__ == "__main__":

@@ -32,13 +32,21 @@ import io  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
-import subprocess  # noqa: E402
 import time  # noqa: E402
 from collections import defaultdict  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 
 import pypdfium2 as pdfium  # noqa: E402
-from data.documents_corpus import SEED, CorpusPage, fetch_documents, load_manifest, load_pages, table_truth  # noqa: E402
+from data.bench_runs import git_commit  # noqa: E402
+from data.documents_corpus import (  # noqa: E402
+    SEED,
+    CorpusPage,
+    fetch_documents,
+    load_manifest,
+    load_pages,
+    table_truth,
+    truth_text,
+)
 from data.metrics import bag_of_words_f1, full_text, text_cer  # noqa: E402
 from data.realpages import DEFAULT_CACHE, RENDER_DPI, clean_png, scan_jpeg  # noqa: E402
 from data.structure_metrics import (  # noqa: E402
@@ -87,14 +95,6 @@ def page_bytes(page: CorpusPage, variant: str, cache: Path) -> bytes:
     finally:
         pdf.close()
     return clean_png(image) if variant == "clean" else scan_jpeg(image, page.id)
-
-
-def truth_text(page: CorpusPage, cache: Path) -> str:
-    pdf = pdfium.PdfDocument(page.pdf_path(cache))
-    try:
-        return str(pdf[page.page - 1].get_textpage().get_text_range())
-    finally:
-        pdf.close()
 
 
 def _measure(
@@ -267,7 +267,7 @@ def main() -> None:
         json.dumps(
             {
                 "bench": "documents",
-                "commit": _commit(),
+                "commit": git_commit(),
                 "pages": len(pages),
                 "variants": variants,
                 "load_1min": round(os.getloadavg()[0], 2),
@@ -277,13 +277,6 @@ def main() -> None:
             }
         )
     )
-
-
-def _commit() -> str:
-    result = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent
-    )
-    return result.stdout.strip() or "unknown"
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 import tesserocr  # noqa: E402
+from bench_runs import git_commit  # noqa: E402
 from PIL import Image  # noqa: E402
 from realpages import DEFAULT_CACHE, RealPage, fetch, load_pages, render, scan_jpeg  # noqa: E402
 from scriptpages import build, load_documents  # noqa: E402
@@ -206,7 +207,7 @@ def main() -> None:
             f"{script:<11} {row['pages']:>5} {s['pipeline']:>9.2f} {s['tesseract']:>10.2f} {s['rapidocr']:>9.2f}  "
             f"{row['ratio']:>5.2f}x  {row['target']:.2f}x vs {row['against']} {mark}  {', '.join(row['read_by'])}"  # type: ignore[arg-type]
         )
-    print(json.dumps({"bench": "ocr_cost", "split": args.split, "dpi": DPI, "scripts": rows}))
+    print(json.dumps({"bench": "ocr_cost", "commit": git_commit(), "split": args.split, "dpi": DPI, "scripts": rows}))
 
 
 if __name__ == "__main__":

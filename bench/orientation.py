@@ -28,7 +28,7 @@ from collections import defaultdict  # noqa: E402
 
 import pikepdf  # noqa: E402
 import pypdfium2 as pdfium  # noqa: E402
-from data.documents_corpus import CorpusPage, fetch_documents, load_manifest, load_pages  # noqa: E402
+from data.documents_corpus import CorpusPage, fetch_documents, load_manifest, load_pages, truth_text  # noqa: E402
 from data.metrics import full_text, text_cer  # noqa: E402
 from data.realpages import DEFAULT_CACHE, RENDER_DPI, scan_jpeg  # noqa: E402
 
@@ -59,14 +59,6 @@ def turned_bytes(page: CorpusPage, variant: str, angle: int, cache: Path) -> tup
         buffer = io.BytesIO()
         turned.save(buffer)  # PDFium's copy of the page, as bench/documents.py reads it
     return buffer.getvalue(), (360 - angle) % 360
-
-
-def truth_text(page: CorpusPage, cache: Path) -> str:
-    pdf = pdfium.PdfDocument(page.pdf_path(cache))
-    try:
-        return str(pdf[page.page - 1].get_textpage().get_text_range())
-    finally:
-        pdf.close()
 
 
 def main() -> None:

@@ -18,13 +18,13 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from typing import Any  # noqa: E402
 
 import pypdfium2 as pdfium  # noqa: E402
 import pypdfium2.raw as raw  # noqa: E402
+from data.bench_runs import run_sampler  # noqa: E402
 from data.documents_corpus import (  # noqa: E402
     MANIFEST,
     assign_splits,
@@ -106,19 +106,7 @@ def dumps(manifest: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
-    parser.add_argument("--manifest", type=Path, default=MANIFEST)
-    parser.add_argument("--check", action="store_true", help="compare only; exit 1 when the manifest differs")
-    args = parser.parse_args()
-    manifest = json.loads(args.manifest.read_text())
-    text = dumps(sampled(manifest, args.cache))
-    if args.check:
-        same = json.loads(text) == manifest
-        print("the manifest is what the rules give" if same else "the manifest differs from what the rules give")
-        sys.exit(0 if same else 1)
-    args.manifest.write_text(text)
-    print(f"wrote {args.manifest}")
+    run_sampler(__doc__ or "", MANIFEST, DEFAULT_CACHE, lambda manifest, cache: dumps(sampled(manifest, cache)))
 
 
 if __name__ == "__main__":

@@ -18,11 +18,11 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "data"))
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 from typing import Any  # noqa: E402
 
 import pypdfium2 as pdfium  # noqa: E402
+from bench_runs import run_sampler  # noqa: E402
 from realpages import DEFAULT_CACHE, MANIFEST, RealPage, document_path, fetch  # noqa: E402
 from sampling import Document, assign_splits, draw_pages  # noqa: E402
 
@@ -77,19 +77,7 @@ def dumps(manifest: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
-    parser.add_argument("--manifest", type=Path, default=MANIFEST)
-    parser.add_argument("--check", action="store_true", help="compare only; exit 1 when the manifest differs")
-    args = parser.parse_args()
-    manifest = json.loads(args.manifest.read_text())
-    text = dumps(sampled(manifest, args.cache))
-    if args.check:
-        same = json.loads(text) == manifest
-        print("the manifest is what the rule draws" if same else "the manifest differs from what the rule draws")
-        sys.exit(0 if same else 1)
-    args.manifest.write_text(text)
-    print(f"wrote {args.manifest}")
+    run_sampler(__doc__ or "", MANIFEST, DEFAULT_CACHE, lambda manifest, cache: dumps(sampled(manifest, cache)))
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ import pypdfium2.raw as raw
 from data.made_documents import make
 from data.realpages import DEFAULT_CACHE, RealPage, document_path
 from data.realpages import fetch as fetch_debian
-from data.sampling import broken_text_layer
+from data.sampling import broken_text_layer, take_turns
 
 MANIFEST = Path(__file__).resolve().parents[2] / "bench" / "accuracy" / "documents.json"
 SEED = 22
@@ -153,16 +153,7 @@ def draw_pages(doc_id: str, page_count: int, count: int, text_of: Callable[[int]
 def assign_splits(documents: Iterable[tuple[str, str]]) -> dict[str, str]:
     """(document id, producer family) -> split: per family, in an order shuffled by seed SEED, the
     documents take turns test, dev, test, ... so both splits see most producers."""
-    by_family: defaultdict[str, list[str]] = defaultdict(list)
-    for doc_id, producer_family in documents:
-        by_family[producer_family].append(doc_id)
-    splits: dict[str, str] = {}
-    for name, ids in sorted(by_family.items()):
-        order = sorted(ids)
-        random.Random(f"{SEED}/{name}").shuffle(order)
-        for i, doc_id in enumerate(order):
-            splits[doc_id] = SPLITS[i % 2]
-    return splits
+    return take_turns(documents, SEED)
 
 
 # --- fetching
@@ -291,3 +282,12 @@ def load_pages(manifest: dict[str, object], cache: Path = DEFAULT_CACHE) -> list
         for d in manifest["documents"]  # type: ignore[attr-defined]
         for n in d["pages"]
     ]
+
+
+def truth_text(page: CorpusPage, cache: Path) -> str:
+    """The page's text layer as PDFium gives it: the CER truth of a page whose layer is trusted."""
+    pdf = pdfium.PdfDocument(page.pdf_path(cache))
+    try:
+        return str(pdf[page.page - 1].get_textpage().get_text_range())
+    finally:
+        pdf.close()

@@ -97,13 +97,19 @@ class Document:
 def assign_splits(documents: Iterable[Document]) -> dict[str, str]:
     """Document id -> split. Per script, the documents in a seeded order take turns: test, dev,
     test, ... A script with one document has it in ``test`` only (nothing of it to tune on)."""
-    by_script: defaultdict[str, list[str]] = defaultdict(list)
-    for doc in documents:
-        by_script[doc.script].append(doc.id)
+    return take_turns(((doc.id, doc.script) for doc in documents), SEED)
+
+
+def take_turns(documents: Iterable[tuple[str, str]], seed: int) -> dict[str, str]:
+    """(document id, group) -> split: per group, in an order shuffled by ``seed`` and the group's
+    name, the documents take turns test, dev, test, ... so both splits see every group."""
+    by_group: defaultdict[str, list[str]] = defaultdict(list)
+    for doc_id, group in documents:
+        by_group[group].append(doc_id)
     splits: dict[str, str] = {}
-    for script, ids in sorted(by_script.items()):
+    for group, ids in sorted(by_group.items()):
         order = sorted(ids)
-        random.Random(f"{SEED}/{script}").shuffle(order)
+        random.Random(f"{seed}/{group}").shuffle(order)
         for i, doc_id in enumerate(order):
             splits[doc_id] = SPLITS[i % 2]
     return splits
