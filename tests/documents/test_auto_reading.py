@@ -158,12 +158,13 @@ def test_a_text_layer_page_records_the_scripts_of_its_characters(samples: Sample
 @pytest.mark.parametrize("rotation", [90, 180, 270])
 @pytest.mark.parametrize("sample", ["english", "chinese"])
 def test_a_turned_page_is_read_upright(samples: Samples, sample: str, rotation: int) -> None:
-    """The page image is turned counter-clockwise by ``rotation``; reading it must turn it back."""
+    """The page image is turned counter-clockwise by ``rotation``; reading it must turn it back.
+    Its width and height are those of the page as delivered (documents/turns.py), turned."""
     upright = Image.open(io.BytesIO(samples.data(sample)))
     turned = upright.rotate(rotation, expand=True)
     out = io.BytesIO()
     turned.save(out, "PNG", dpi=upright.info.get("dpi", (200, 200)))
     page = run(out.getvalue()).pages[0]
     assert page.rotation == rotation
-    assert (page.width > page.height) == (upright.width > upright.height)
+    assert (page.width > page.height) == (turned.width > turned.height)
     assert text_cer("\n".join(samples[sample].text), "\n".join(b.text for b in page.blocks)) < 0.05

@@ -51,21 +51,22 @@ def test_a_short_column_or_a_wide_gap_ends_a_paragraph() -> None:
 
 
 @pytest.mark.parametrize(
-    ("paragraphs", "lang", "font", "languages", "bound"),
+    ("paragraphs", "lang", "font", "engine", "languages", "bound"),
     [
-        (JAPANESE, "ja", "Noto Serif CJK JP", ("Japanese",), 0.05),
-        (CHINESE, "zh", "Noto Serif CJK SC", ("auto",), 0.12),
+        (JAPANESE, "ja", "Noto Serif CJK JP", "tesseract", ("Japanese",), 0.05),
+        (CHINESE, "zh", "Noto Serif CJK SC", "auto", ("auto",), 0.12),
     ],
     ids=["japanese-tesseract", "chinese-auto"],
 )
 def test_vertical_columns_read_right_to_left_by_ocr(
-    paragraphs: tuple[str, ...], lang: str, font: str, languages: tuple[str, ...], bound: float
+    paragraphs: tuple[str, ...], lang: str, font: str, engine: str, languages: tuple[str, ...], bound: float
 ) -> None:
     """Tesseract reads with the vertical model beside the one asked for (Japanese_vert), RapidOCR
-    with its own; either way the columns come right to left."""
+    with its own; either way the columns come right to left. Tesseract is named: with the engine
+    left to auto, Japanese now goes to RapidOCR (engine_choice.MEASURED_RANKING)."""
     with chromium_page() as page:
         pdf = printed_pdf(page, paragraphs, lang, font, vertical=True, size_pt=18)
-    result = run(pdf, mode="ocr", languages=languages).pages[0]
+    result = run(pdf, mode="ocr", engine=engine, languages=languages).pages[0]
     text = "\n".join(b.text for b in result.blocks)
     assert cer("\n".join(paragraphs), text) <= bound, text
     assert text.index(paragraphs[0][:4]) < text.index(paragraphs[1][:4]), text
