@@ -19,7 +19,6 @@ import csv
 import fcntl
 import hashlib
 import json
-import random
 import re
 import shutil
 import subprocess
@@ -37,7 +36,7 @@ import pypdfium2.raw as raw
 from data.made_documents import make
 from data.realpages import DEFAULT_CACHE, RealPage, document_path
 from data.realpages import fetch as fetch_debian
-from data.sampling import broken_text_layer, take_turns
+from data.sampling import broken_text_layer, draw_in_order, take_turns
 
 MANIFEST = Path(__file__).resolve().parents[2] / "bench" / "accuracy" / "documents.json"
 SEED = 22
@@ -139,15 +138,7 @@ def usable(text: str) -> bool:
 def draw_pages(doc_id: str, page_count: int, count: int, text_of: Callable[[int], str] | None) -> list[int]:
     """``count`` 1-based pages in the order drawn by seed SEED and the document's id; with a text
     layer to judge, only pages that are ``usable``."""
-    order = list(range(1, page_count + 1))
-    random.Random(f"{SEED}/{doc_id}").shuffle(order)
-    drawn: list[int] = []
-    for page in order:
-        if len(drawn) == count:
-            break
-        if text_of is None or usable(text_of(page)):
-            drawn.append(page)
-    return drawn
+    return draw_in_order(doc_id, page_count, count, SEED, lambda page: text_of is None or usable(text_of(page)))
 
 
 def assign_splits(documents: Iterable[tuple[str, str]]) -> dict[str, str]:

@@ -77,13 +77,19 @@ def usable(text: str, script: str) -> bool:
 
 def draw_pages(doc_id: str, page_count: int, count: int, text_of: Callable[[int], str], script: str) -> list[int]:
     """``count`` 1-based page numbers of a document, in the order drawn; fewer when fewer pass."""
+    return draw_in_order(doc_id, page_count, count, SEED, lambda page: usable(text_of(page), script))
+
+
+def draw_in_order(doc_id: str, page_count: int, count: int, seed: int, keep: Callable[[int], bool]) -> list[int]:
+    """The first ``count`` 1-based pages that ``keep`` accepts, in an order shuffled by ``seed``
+    and the document's id."""
     order = list(range(1, page_count + 1))
-    random.Random(f"{SEED}/{doc_id}").shuffle(order)
+    random.Random(f"{seed}/{doc_id}").shuffle(order)
     drawn: list[int] = []
     for page in order:
         if len(drawn) == count:
             break
-        if usable(text_of(page), script):
+        if keep(page):
             drawn.append(page)
     return drawn
 
