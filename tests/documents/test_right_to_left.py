@@ -10,17 +10,20 @@ must keep it where Tesseract reads it.
 from __future__ import annotations
 
 import io
+import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pypdfium2 as pdfium
 import pytest
 from metrics import bag_of_words_f1, cer, full_text, tokens
 from PIL import Image
 from rtl_pages import ARABIC, HEBREW, PAGES, PERSIAN, RtlPage, print_pdfs
 
+from ocrqueue.documents.bidi import logical_is_rtl
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.model import Block, Line, PageResult, Word
 from ocrqueue.documents.output.html import page_html
@@ -31,6 +34,7 @@ from ocrqueue.documents.output.searchable_pdf import write_searchable_pdf
 from .helpers import run
 
 ZWNJ = "\u200c"
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs/schema/document.schema.json").read_text())
 OCR_MODEL = {"arabic": "Arabic", "persian": "Arabic", "hebrew": "Hebrew"}
 # Measured on these pages (Tesseract 5.5 in tesserocr): what is lost is the Latin words, which the
 # Arabic and Hebrew models alone do not read, and the Arabic pages' titles.
@@ -206,8 +210,13 @@ def test_the_searchable_pdf_of_a_scanned_right_to_left_page_copies_what_was_read
         assert bag_of_words_f1(" ".join(_rtl_words(layer)), poppler) >= 0.95, poppler
 
 
-def test_markdown_and_html_give_right_to_left_paragraphs_in_logical_order(rtl_pdfs: dict[str, bytes]) -> None:
+def test_markdown_html_and_json_give_right_to_left_paragraphs_in_logical_order(rtl_pdfs: dict[str, bytes]) -> None:
     read = _only_page(rtl_pdfs["arabic"])
+    page = read.to_dict()
+    jsonschema.validate(page, {"$defs": SCHEMA["$defs"], "$ref": "#/$defs/page"})
+    arabic_blocks = [b for b in page["blocks"] if b["text"] and logical_is_rtl(b["text"])]
+    assert len(arabic_blocks) == len(ARABIC.paragraphs) + 1, "every paragraph and the title"
+    assert all(b["direction"] == "rtl" and all(ln["direction"] == "rtl" for ln in b["lines"]) for b in arabic_blocks)
     markdown = "\n".join(page_markdown_parts(read))
     assert "## تقرير الإنتاجية السنوي" in markdown
     assert "يعمل الفريق الآن مع Python 3.12 ونظام Linux على الخوادم" in markdown.replace("\n", " ")
@@ -223,3 +232,8 @@ def test_html_marks_only_right_to_left_blocks() -> None:
     html = page_html(page)
     assert "<p>The word שלום means peace.</p>" in html
     assert '<p dir="rtl">שלום עולם, Linux 2024.</p>' in html
+    assert "direction" not in english.to_dict()
+    assert hebrew.to_dict()["direction"] == "rtl"
+    numbered = Line("2024: שלום עולם", BBox(0, 40, 10, 50))
+    assert numbered.to_dict()["direction"] == "rtl", "digits are weak: the first strong letter decides"
+    assert Line.from_dict(numbered.to_dict()) == numbered

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
+from ocrqueue.documents.bidi import has_rtl, logical_is_rtl
 from ocrqueue.documents.geometry import BBox
 
 SCHEMA_VERSION = "1.0"
@@ -41,6 +42,14 @@ def _bbox(value: Any) -> BBox:
 
 def _conf(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
+
+
+def _mark_direction(d: dict[str, Any], text: str) -> None:
+    """Text is kept in logical order, so a reader that lays it out needs its base direction:
+    ``"direction": "rtl"`` on a line or block whose first strong letter is right to left (Arabic,
+    Hebrew), absent otherwise. Derived from the text, so from_dict has nothing to read back."""
+    if has_rtl(text) and logical_is_rtl(text):
+        d["direction"] = "rtl"
 
 
 @dataclass(frozen=True)
@@ -106,6 +115,7 @@ class Line:
             d["font_size"] = round(self.font_size, 2)
         if self.monospace:
             d["monospace"] = True
+        _mark_direction(d, self.text)
         return d
 
     @classmethod
@@ -197,6 +207,7 @@ class Block:
             d["image"] = self.image
         if self.level is not None:
             d["level"] = self.level
+        _mark_direction(d, self.text)
         return d
 
     @classmethod
