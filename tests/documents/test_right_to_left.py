@@ -237,3 +237,25 @@ def test_html_marks_only_right_to_left_blocks() -> None:
     numbered = Line("2024: שלום עולם", BBox(0, 40, 10, 50))
     assert numbered.to_dict()["direction"] == "rtl", "digits are weak: the first strong letter decides"
     assert Line.from_dict(numbered.to_dict()) == numbered
+
+
+BRACKETS = RtlPage(
+    "brackets",
+    "fa",
+    "رنگ پس‌زمینه",
+    (
+        "رنگ پیش‌گزیده متن در پایانه (می‌تواند ارقام شانزده‌شانزدهی باشد) یا نام یک رنگ مثل «قرمز» باشد.",
+        "این گزینه (که پیش‌فرض است) را می‌توان با «تنظیمات» تغییر داد.",
+    ),
+    ("(می‌تواند", "باشد)", "«قرمز»", "(که", "است)", "«تنظیمات»"),
+)
+
+
+def test_scanned_brackets_inside_right_to_left_lines_face_the_way_they_are_meant(tmp_path: Path) -> None:
+    """Tesseract names the bracket a right-to-left run means ("(" where the page draws ")"): it
+    is not turned again (a Persian dev page came back with ")می‌تواند" and »قرمز«)."""
+    pdf = print_pdfs((BRACKETS,), tmp_path)[BRACKETS.name]
+    text = full_text(_only_page(_rendered(pdf), languages=("Arabic",)))
+    found = [key for key in BRACKETS.key_words if key in text]
+    assert len(found) >= len(BRACKETS.key_words) - 1, text
+    assert ")می" not in text and "»قرمز«" not in text, text

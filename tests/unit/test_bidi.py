@@ -7,9 +7,18 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ocrqueue.documents.bidi import logical_text, normalise_presentation_forms, visual_is_rtl, visual_order
-from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.logical_line import Glyph, ligatures_joined, logical_words, same_visual_line
+from ocrqueue.documents.bidi import (
+    levels,
+    logical_text,
+    normalise_presentation_forms,
+    reorder,
+    visual_is_rtl,
+    visual_order,
+)
+from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.layout.rows import merge_rows
+from ocrqueue.documents.logical_line import Glyph, in_logical_order, ligatures_joined, logical_words, same_visual_line
+from ocrqueue.documents.model import Line, Word
 
 ARABIC_LETTERS = "ابتثجحخدذرزسشصضطظعغفقكلمنهوية"
 PERSIAN_LETTERS = "پچژکگی"
@@ -164,3 +173,42 @@ def test_glyphs_drawn_over_each_other_sort_by_where_they_are_drawn_from() -> Non
     ]
     glyphs = [(Glyph(ch, box, 0), (at, 100.0)) for ch, at, box in drawn]
     assert [w.text for w in logical_words(ligatures_joined(glyphs))] == ["الم"]
+
+
+def _drawn_words(line: str, rtl: bool) -> list[Word]:
+    """The words of a logical ``line`` placed where a display draws them, left to right, each
+    word's text in logical order (what an engine gives once each word is put right)."""
+    words = line.split(" ")
+    owner = [k for k, word in enumerate(words) for k in [k] * len(word) + [-1]][:-1]
+    order: list[int] = []
+    for i in reorder(levels(line, rtl)):
+        if owner[i] >= 0 and owner[i] not in order:
+            order.append(owner[i])
+    return [Word(words[k], BBox(20.0 * x, 0, 20.0 * x + 15, 10)) for x, k in enumerate(order)]
+
+
+@given(st.one_of(rtl_lines(arabic_words), rtl_lines(hebrew_words)))
+def test_words_of_a_right_to_left_row_come_back_in_reading_order(line: str) -> None:
+    assert " ".join(w.text for w in in_logical_order(_drawn_words(line, True), rtl=True)) == line
+
+
+def test_pieces_of_one_hebrew_row_merge_in_reading_order() -> None:
+    """A Hebrew line the engine gave in two pieces (cut by stray marks, or by two layout regions)
+    is one row read right to left; before, the pieces' words were put left to right and the
+    line came back backwards."""
+    line = "לדיסק שעליו אתה מנסה לשמור את הקובץ יש הגבלה, Linux 2024 ועוד."
+    words = _drawn_words(line, True)
+    pieces = [
+        Line(" ".join(w.text for w in part), union(w.bbox for w in part), 0.9, tuple(part))
+        for part in (words[:5], words[5:])
+    ]
+    (row,) = merge_rows(pieces)
+    assert row.text == line
+    english = [Word("left", BBox(0, 0, 15, 10)), Word("to", BBox(20, 0, 35, 10)), Word("right", BBox(40, 0, 55, 10))]
+    (row,) = merge_rows(
+        [
+            Line("to right", union(w.bbox for w in english[1:]), 0.9, tuple(english[1:])),
+            Line("left", english[0].bbox, 0.9, english[:1]),
+        ]
+    )
+    assert row.text == "left to right"

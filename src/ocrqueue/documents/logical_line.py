@@ -14,7 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ocrqueue.documents.bidi import levels, mirrored, normalise_presentation_forms, reorder, visual_is_rtl
+from ocrqueue.documents.bidi import (
+    has_rtl,
+    levels,
+    mirrored,
+    normalise_presentation_forms,
+    reorder,
+    visual_is_rtl,
+    visual_order,
+)
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.model import Word
 from ocrqueue.documents.text import composed
@@ -97,12 +105,16 @@ def same_visual_line(a: Sequence[Glyph], b: Sequence[Glyph]) -> bool:
 _SPACE = Glyph(" ", BBox(0.0, 0.0, 0.0, 0.0), -1)  # between two words of the visual line
 
 
-def logical_words(glyphs: Sequence[Glyph], char_boxes: bool = False, rtl: bool | None = None) -> list[Word]:
+def logical_words(
+    glyphs: Sequence[Glyph], char_boxes: bool = False, rtl: bool | None = None, mirror: bool = True
+) -> list[Word]:
     """The line's words in logical order, each with its letters in logical order (brackets
-    turned back, presentation forms as the letters they stand for). ``glyphs`` are the visible
-    ones (no spaces, no control characters), in any order. ``rtl``: the paragraph's direction
-    when the line alone does not tell (a line of Latin text that ends a right-to-left paragraph
-    has its full stop on the left); by default the line's own (``bidi.visual_is_rtl``)."""
+    turned back when ``mirror``, presentation forms as the letters they stand for). ``glyphs``
+    are the visible ones (no spaces, no control characters), in any order. ``rtl``: the
+    paragraph's direction when the line alone does not tell (a line of Latin text that ends a
+    right-to-left paragraph has its full stop on the left); by default the line's own
+    (``bidi.visual_is_rtl``). A PDF's glyphs name the bracket drawn (")" where a right-to-left
+    run opens one): they are turned back; an OCR engine already names the bracket meant."""
     by_word: dict[int, list[Glyph]] = {}
     for glyph in glyphs:
         by_word.setdefault(glyph.word, []).append(glyph)
@@ -117,7 +129,8 @@ def logical_words(glyphs: Sequence[Glyph], char_boxes: bool = False, rtl: bool |
     letters: list[Glyph] = []
     for i in [*reorder(text_levels), None]:
         if i is not None and visual[i] is not _SPACE:
-            letter = normalise_presentation_forms(mirrored(visual[i].text, text_levels[i]))
+            drawn = mirrored(visual[i].text, text_levels[i]) if mirror else visual[i].text
+            letter = normalise_presentation_forms(drawn)
             if letters and len(one := composed(letters[-1].text + letter)) == len(letters[-1].text):
                 # a mark that composes with the letter before it (hamza above alef): one letter, one box
                 letters[-1] = letters[-1]._replace(text=one, box=union([letters[-1].box, visual[i].box]))
@@ -135,7 +148,9 @@ def logical_words(glyphs: Sequence[Glyph], char_boxes: bool = False, rtl: bool |
 def logical_order(words: Sequence[Word]) -> list[Word]:
     """Words of one line, each written left to right as drawn (an engine's visual order), as the
     line's words in logical order. Each letter gets an equal share of its word's box, which is
-    all the sorting needs; a word that stays whole keeps its box."""
+    all the sorting needs; a word that stays whole keeps its box. Brackets are not turned:
+    Tesseract names the bracket a right-to-left run means, "(" where it draws ")" (a Persian
+    "(می‌تواند" came back as ")می‌تواند" and «قرمز» as »قرمز« when they were)."""
     glyphs = []
     for number, word in enumerate(words):
         box, n = word.bbox, len(word.text)
@@ -143,4 +158,27 @@ def logical_order(words: Sequence[Word]) -> list[Word]:
         for i, ch in enumerate(word.text):
             x = box.x0 + i * step
             glyphs.append(Glyph(ch, BBox(x, box.y0, x + step, box.y1), number, word.confidence))
-    return logical_words(glyphs)
+    return logical_words(glyphs, mirror=False)
+
+
+def in_logical_order(words: Sequence[Word], rtl: bool | None = None) -> list[Word]:
+    """Words of one row, each already in logical order and in any order on the page, in the
+    row's logical order: right to left in a right-to-left row, with runs of Latin words and
+    numbers kept left to right (the Unicode bidirectional algorithm on the row as drawn, each
+    word taken whole). A row of left-to-right words only: left to right. ``rtl``: the row's
+    direction when known; by default its own (``bidi.visual_is_rtl``)."""
+    placed = sorted(words, key=lambda w: w.bbox.x0)
+    if not any(has_rtl(w.text) for w in placed):
+        return placed
+    if rtl is None:
+        rtl = visual_is_rtl(" ".join(w.text for w in placed))  # its ends and most of its letters tell
+    drawn = [visual_order(w.text, rtl) for w in placed]
+    owner: list[int] = []
+    for k, text in enumerate(drawn):
+        owner.extend([k] * len(text) + [-1])
+    visual = " ".join(drawn)
+    order: list[int] = []
+    for i in reorder(levels(visual, rtl)):
+        if owner[i] >= 0 and owner[i] not in order:
+            order.append(owner[i])
+    return [placed[k] for k in order]

@@ -1,4 +1,4 @@
-"""Merge line pieces that sit on the same row into one line, words ordered left to right.
+"""Merge line pieces that sit on the same row into one line, words in the row's reading order.
 
 Detectors (RapidOCR) return text pieces, and a page engine's lines are cut where they cross
 layout regions or where the engine saw a column that is not there; both are put back together
@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 
 from ocrqueue.documents.geometry import union
 from ocrqueue.documents.layout.vertical import is_column
+from ocrqueue.documents.logical_line import in_logical_order
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.text import join_words
 
@@ -40,8 +41,10 @@ def _line(row: list[Line]) -> Line:
     if len(row) == 1 and row[0].words:
         return row[0]
     row.sort(key=lambda p: p.bbox.x0)
-    words = [w for p in row for w in (p.words or (Word(p.text, p.bbox, p.confidence),))]
-    words.sort(key=lambda w: w.bbox.x0)
+    # Right to left in a right-to-left row: pieces of a Hebrew line put left to right read it
+    # backwards, word by word (a dev page of gedit's Hebrew messages: a line cut in two by stray
+    # marks came back as its words reversed).
+    words = in_logical_order([w for p in row for w in (p.words or (Word(p.text, p.bbox, p.confidence),))])
     weights = [(w.confidence, len(w.text)) for w in words if w.confidence is not None]
     total = sum(n for _, n in weights)
     conf = sum(c * n for c, n in weights) / total if total else None
