@@ -27,9 +27,16 @@ from ocrqueue.documents.model import Block
 from ocrqueue.documents.ocr.accents import needs_latin_model
 from ocrqueue.documents.ocr.assemble import Figures, OcrPage
 from ocrqueue.documents.ocr.by_region import read_regions
-from ocrqueue.documents.ocr.detect import look, turn
+from ocrqueue.documents.ocr.detect import look, other_scripts, turn
 from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, missing_models, with_latin_model
-from ocrqueue.documents.ocr.script_recheck import HAN, holds_han, low_confidence, script_to_reread
+from ocrqueue.documents.ocr.script_recheck import (
+    HAN,
+    holds_han,
+    low_confidence,
+    read_for_another_script,
+    script_share,
+    script_to_reread,
+)
 from ocrqueue.documents.ocr.whole_page import read_whole_page
 from ocrqueue.documents.options import AUTO
 from ocrqueue.documents.scripts import scripts_in
@@ -104,25 +111,47 @@ def recheck_script(context: PageContext) -> None:
     (Vietnamese read as Latin), the scripts read, and a warning when the reading's confidence is very low."""
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
     if holds_han(straight.image, raster.scale, list(context.blocks), context.options, context.scripts):
-        _reread(context, HAN, lambda found: "Han" in found)
+        _reread(context, HAN, lambda found, _: "Han" in found)
     elif not missing_models(context.options, needed(context.engine, "engine").name, context.scripts):
         scripts = script_to_reread(context.options, _text(context.blocks), context.languages)
         if scripts is not None:
-            _reread(context, scripts, lambda again: scripts[0] in again)
+            _reread(context, scripts, lambda again, _: scripts[0] in again)
+        elif read_for_another_script(context.options, context.scripts, _text(context.blocks)):
+            _second_look(context)
         context.scripts = scripts_in(_text(context.blocks)) or context.scripts
     warning = low_confidence(context.blocks)
     if warning is not None:
         context.warn(warning)
 
 
-def _reread(context: PageContext, scripts: tuple[str, ...], keep: Callable[[tuple[str, ...]], bool]) -> None:
-    """The page read again for ``scripts``; that reading kept when ``keep`` says its scripts are right."""
+def _second_look(context: PageContext) -> None:
+    """A page whose reading does not hold the script the first look gave it: read again for each
+    other script (not Latin: a wrong model reads any script as Latin letters) that OSD names on
+    the page's whole ink or its densest square, until a reading is led by that script and holds
+    a larger share of it than the first reading held of its own."""
+    raster = needed(context.raster, "raster")
+    detector = first_look_engine(context.options)
+    first = script_share(context.scripts[0], _text(context.blocks))
+    for script in other_scripts(raster.image, raster.dpi, detector, context.scripts[0]):
+        if script != "Latin" and _reread(context, (script,), _better(script, first)):
+            return
+
+
+def _better(script: str, share: float) -> Callable[[tuple[str, ...], str], bool]:
+    return lambda found, text: found[:1] == (script,) and script_share(script, text) > share
+
+
+def _reread(context: PageContext, scripts: tuple[str, ...], keep: Callable[[tuple[str, ...], str], bool]) -> bool:
+    """The page read again for ``scripts``; that reading kept (True) when ``keep`` says its
+    scripts (and text) are right."""
     engine, languages = _chosen(context, scripts)
     blocks, figures = _read(context, engine, languages)
     found = scripts_in(_text(blocks))
-    if keep(found):
-        context.engine, context.languages, context.scripts = engine, languages, found
-        context.source, context.blocks, context.images = engine.name, blocks, figures.images
+    if not keep(found, _text(blocks)):
+        return False
+    context.engine, context.languages, context.scripts = engine, languages, found
+    context.source, context.blocks, context.images = engine.name, blocks, figures.images
+    return True
 
 
 @stage("ocr.recheck_accents")

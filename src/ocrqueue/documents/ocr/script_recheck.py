@@ -38,7 +38,13 @@ from ocrqueue.documents.model import LOW_CONFIDENCE_READING, Block, Line
 from ocrqueue.documents.ocr.crops import padded_crop
 from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, languages_to_ask
 from ocrqueue.documents.options import AUTO, ProcessOptions
-from ocrqueue.documents.scripts import SCRIPT_LANGUAGES, may_be_vietnamese, scripts_in, scripts_of_languages
+from ocrqueue.documents.scripts import (
+    SCRIPT_LANGUAGES,
+    may_be_vietnamese,
+    script_counts,
+    scripts_in,
+    scripts_of_languages,
+)
 
 POOR_LINE_CONFIDENCE = 0.6
 POOR_LINE_SHARE = 0.25
@@ -51,6 +57,12 @@ MIXED_MIN_HAN_LINES = 2
 HAN = ("Han", "Latin")
 # Scripts one reading covers: RapidOCR's and Tesseract's Chinese models read kana too.
 SAME_READING = {"Japanese": "Han"}
+# A page read for a script other than Latin whose reading has fewer of that script's letters than
+# this share may have been read for the wrong script: a Hebrew dev page OSD called Thai came back
+# with few Thai letters, the rest Latin capitals made of Hebrew ones; a Chromium-printed Hebrew
+# page read for Thai, 52 % Thai letters. Asking OSD again costs two looks; a reading for another
+# script is kept only when it holds more of its script than this one held of its own.
+MISREAD_SHARE = 0.75
 # A page whose words' mean confidence is below this is said to be read poorly.
 LOW_CONFIDENCE = 0.5
 
@@ -75,6 +87,23 @@ def script_to_reread(options: ProcessOptions, text: str, languages: tuple[str, .
     if capabilities is None or not capabilities.languages:
         return None
     return found if main in {SAME_READING.get(s, s) for s in scripts_of_languages(again)} else None
+
+
+def read_for_another_script(options: ProcessOptions, scripts: tuple[str, ...], text: str) -> bool:
+    """Whether a page the first look gave a script other than Latin (``scripts``) came back with
+    few letters of it: the first look may have been wrong, and ``detect.other_scripts`` is worth
+    asking. Only when languages are auto; Latin letters are what a wrong model makes of any script."""
+    if options.languages != (AUTO,) or not scripts or scripts[0] in ("Latin", "Vietnamese"):
+        return False
+    return bool(text) and script_share(scripts[0], text) < MISREAD_SHARE
+
+
+def script_share(script: str, text: str) -> float:
+    """The share of ``text``'s letters in ``script`` (kana and kanji both for Japanese and Han)."""
+    counts = script_counts(text)
+    total = sum(counts.values())
+    meant = SAME_READING.get(script, script)
+    return sum(n for s, n in counts.items() if SAME_READING.get(s, s) == meant) / max(1, total)
 
 
 def low_confidence(blocks: Sequence[Block]) -> str | None:
