@@ -119,10 +119,12 @@ def test_osd_names_map_onto_the_table() -> None:
 
 
 def test_a_script_is_read_with_its_model_and_latin_beside_it() -> None:
-    tesseract = frozenset({"eng", "Latin", "chi_sim", "Cyrillic", "Hangul", "Vietnamese", "osd"})
+    tesseract = frozenset({"eng", "Latin", "chi_sim", "Cyrillic", "Hangul", "Vietnamese", "Hebrew", "Arabic", "osd"})
     assert languages_to_ask(("Cyrillic",), tesseract) == ("Cyrillic", "Latin")
     assert languages_to_ask(("Hangul", "Latin"), tesseract) == ("Hangul", "Latin")
     assert languages_to_ask(("Vietnamese",), tesseract) == ("Vietnamese", "Latin")
+    assert languages_to_ask(("Hebrew",), tesseract) == ("Hebrew", "eng")
+    assert languages_to_ask(("Arabic", "Latin"), tesseract) == ("Arabic", "eng")
     assert languages_to_ask(("Latin", "Cyrillic"), tesseract) == ("eng", "Cyrillic")
     assert languages_to_ask(("Latin",), tesseract) == ("eng",)
     assert languages_to_ask(("Latin",), tesseract - {"eng"}) == ("Latin",)

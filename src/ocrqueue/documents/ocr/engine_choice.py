@@ -48,6 +48,15 @@ FALLBACK_LANGUAGES = ("eng",)
 # English a little better than ``eng`` (bench/accuracy.py: CER 0.024 against 0.027 clean), but at
 # about 1.5 times its cost a page: English pages keep ``eng`` (ocr/accents.py).
 LATIN_MODEL = "Latin"
+# Scripts whose pages are read with ``eng`` beside their script model, not the Latin model: beside
+# it, many of their own words came back as Latin capitals ("האם" as "DXN", "پایانهٔ" as "LL").
+# bench/accuracy.py --corpus scripts --split dev --variants clean, mean CER: Hebrew 0.045 with
+# Latin, 0.034 with eng, 0.021 alone; Arabic and Persian 0.251, 0.215, 0.204. The script model
+# alone reads Latin words poorly ("gedit" as "ged", "Python" as Hebrew letters): on the
+# Chromium-printed test pages full of Latin words and numbers (tests/data/rtl_pages.py) it was
+# worse than either (Arabic 0.157 alone, 0.144 with eng, 0.115 with Latin; Hebrew 0.065, 0.054,
+# 0.054), so eng is kept beside it.
+WITH_ENGLISH = frozenset({"Arabic", "Hebrew"})
 # An engine that is asked for no languages (it reads what it sees) records those of the scripts found.
 EVERY_LANGUAGE = frozenset(SCRIPT_LANGUAGES.values())
 
@@ -83,15 +92,15 @@ def languages_to_ask(scripts: tuple[str, ...], offered: frozenset[str]) -> tuple
     words be read as Latin ones (a Korean page: CER 0.046 against 0.110 with ``eng``; a Hindi one
     0.000 against 0.033). A script is read with its script model (``Cyrillic``) where the engine
     has it, else its language model (``rus``); a script with neither is left out
-    (``missing_models`` names its package)."""
+    (``missing_models`` names its package). A page led by a script of ``WITH_ENGLISH`` has ``eng``
+    beside its model instead of the Latin model."""
     if "Latin" not in scripts:
         scripts = (*scripts, "Latin")
     known = offered or EVERY_LANGUAGE
     if "Han" in scripts:
         return languages_for(scripts, known) or FALLBACK_LANGUAGES
-    latin = (
-        (SCRIPT_LANGUAGES["Latin"], LATIN_MODEL) if scripts[0] == "Latin" else (LATIN_MODEL, SCRIPT_LANGUAGES["Latin"])
-    )
+    english_first = scripts[0] == "Latin" or scripts[0] in WITH_ENGLISH
+    latin = (SCRIPT_LANGUAGES["Latin"], LATIN_MODEL) if english_first else (LATIN_MODEL, SCRIPT_LANGUAGES["Latin"])
     wanted = (_model_for(script, known, latin) for script in scripts)
     return tuple(dict.fromkeys(lang for lang in wanted if lang is not None)) or FALLBACK_LANGUAGES
 
