@@ -126,3 +126,59 @@ def test_type3_fonts_scaled_by_the_text_matrix(unit: float) -> None:
     assert sizes[SECTIONS[1][1][0]] == pytest.approx(10.0)
     assert [b.text for b in page.blocks if b.type == "title"] == ["Queue Reliability Report", *(h for h, _ in SECTIONS)]
     assert len([b for b in page.blocks if b.type == "text"]) == len(SECTIONS)
+
+
+HARBOUR = [
+    "The harbour board met on Monday",
+    "and agreed the new pier plans.",
+    "Work starts in the spring, when",
+    "the storms have passed, and the",
+    "pier is to open in the autumn.",
+    "Fees for moorings rise with the",
+    "costs of the works, as the table",
+    "beside this column shows for each",
+    "year since the board was formed.",
+    "Owners may appeal to the board.",
+]
+FEES = [
+    ["Year", "Berths", "Fee"],
+    ["2019", "120", "310.00"],
+    ["2020", "124", "325.50"],
+    ["2021", "131", "340.00"],
+    ["2022", "138", "362.75"],
+    ["2023", "140", "380.00"],
+]
+
+
+def _column_beside_a_table(writer: str) -> bytes:
+    """A column of prose and, 25 pt to its right, a table ruled only across (top, under the
+    header, bottom), written a baseline at a time across both as Distiller writes form
+    instructions: each prose line, then the table row on its baseline. PDFium gives one line per
+    baseline, from the prose into the table, its centre over the table."""
+    write, size, leading, top = WRITERS[writer], 10.0, 14.0, 100.0
+    columns = (252.0, 330.0, 410.0)
+    ops = []
+    for i, text in enumerate(HARBOUR):
+        ops.append(write(Run(72.0, top + i * leading, size, [text])))
+        if 1 <= i <= len(FEES):
+            font, row = ("F2" if i == 1 else "F1"), FEES[i - 1]
+            ops += [write(Run(x, top + i * leading, size, [cell], font)) for x, cell in zip(columns, row, strict=True)]
+    ops += [
+        PdfBuilder.line(columns[0] - 4, top + k * leading - 3, 530.0, top + k * leading - 3, 0.6)
+        for k in (1, 2, len(FEES) + 1)
+    ]
+    pdf = PdfBuilder()
+    pdf.add_page(ops)
+    return pdf.build()
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_prose_beside_a_table_written_row_by_row_stays_out_of_it(writer: str) -> None:
+    """Each line across the column and the table is cut at the gutter and its pieces placed on
+    their own: the table holds its cells alone, the prose reads in order. Taken whole by their
+    centres, the lines went into the table, the prose as its first column (before: the table
+    "and agreed the new pier plans. | Year | Berths | Fee" ...)."""
+    page = _page(_column_beside_a_table(writer))
+    tables = [b.table.grid() for b in page.blocks if b.table is not None]
+    assert tables == [FEES]
+    assert " ".join(b.text for b in page.blocks if b.type == "text") == " ".join(HARBOUR)

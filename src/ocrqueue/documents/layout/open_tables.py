@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds
 from ocrqueue.documents.layout.code import is_listing
-from ocrqueue.documents.layout.rows import merge_rows
+from ocrqueue.documents.layout.rows import across_gutters, merge_rows
 from ocrqueue.documents.model import Line, Table, TableCell, Word
 from ocrqueue.documents.text import join_words
 
@@ -112,7 +112,11 @@ def _nearest(columns: list[tuple[float, float]], x: float) -> int:
 
 
 def _lines_between(lines: Sequence[Line], x0: float, x1: float, y0: float, y1: float) -> list[Line]:
-    return [ln for ln in lines if x0 <= ln.bbox.cx <= x1 and y0 < ln.bbox.cy < y1]
+    """The lines, or their pieces between gutters (``across_gutters``), whose centres lie between
+    the rules: a row written a baseline at a time from a column of text into the table beside it
+    has its centre over the table, and the column's words made a slab of prose look like a row
+    of cells (a gap between the column and the table)."""
+    return [p for ln in lines for p in across_gutters(ln) if x0 <= p.bbox.cx <= x1 and y0 < p.bbox.cy < y1]
 
 
 def _grid_like(lines: list[Line]) -> bool:

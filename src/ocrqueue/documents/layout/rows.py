@@ -7,6 +7,7 @@ row by row before paragraphs are built.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 
 from ocrqueue.documents.geometry import union
@@ -75,3 +76,26 @@ def split_line(line: Line, words: list[Word], join: Callable[[list[str]], str] =
         line.font_size,
         line.monospace,
     )
+
+
+MIN_GUTTER_PT = 0.15 * 72  # the narrowest gap between two words that can be a gutter (as between a table's columns)
+
+
+def across_gutters(line: Line, join: Callable[[list[str]], str] = join_words) -> list[Line]:
+    """``line`` cut where two of its words stand a gutter apart (at least ``MIN_GUTTER_PT`` and
+    the line's height: a word space, even a justified one, is narrower) or where the next word
+    goes back to the left (a row of another column, a step lower or higher). A producer that
+    writes a page a baseline at a time gives one line across a column of text and the table
+    beside it; each piece is placed on its own (a table or a box takes the pieces whose centres
+    it holds), while a word set a word space from a box drawn round its neighbour (an answer
+    sheet's boxed "A") stays on its line."""
+    gap = max(MIN_GUTTER_PT, line.bbox.height)
+    words = line.words
+    cuts = [
+        i
+        for i in range(1, len(words))
+        if words[i].bbox.x0 - words[i - 1].bbox.x1 >= gap or words[i].bbox.x0 < words[i - 1].bbox.x0
+    ]
+    if not cuts:
+        return [line]
+    return [split_line(line, list(words[a:b]), join) for a, b in itertools.pairwise([0, *cuts, len(words)])]

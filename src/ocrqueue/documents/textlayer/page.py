@@ -29,7 +29,7 @@ from ocrqueue.documents.layout.code import is_listing
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.open_tables import band_table, rule_bands
 from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
-from ocrqueue.documents.layout.rows import split_line
+from ocrqueue.documents.layout.rows import across_gutters, split_line
 from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables
 from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
@@ -99,6 +99,40 @@ def _regions(words: list[Word], tables: list[BBox], width: float, height: float)
         ] = True
     leaves: list[Region] = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND, GRID_DPI)
     return [BBox(r.x0 / GRID_SCALE, r.y0 / GRID_SCALE, r.x1 / GRID_SCALE, r.y1 / GRID_SCALE) for r in leaves]
+
+
+ISLAND_MIN_ROWS = 2.0  # a box no taller than this many of a line's heights is on the line's row
+
+
+def _pieces(line: Line, boxes: list[BBox]) -> list[tuple[int | None, Line]]:
+    """``line`` in parts, each with the first of ``boxes`` that holds its centre (None: none
+    does). A row written across the page a baseline at a time runs from a column of text into
+    a table beside it; taken whole by its centre, the column's words were read as a cell of the
+    table. So the line's pieces between gutters (``across_gutters``) go where their own centres
+    lie, neighbouring pieces going to the same place staying one part. A box no taller than two
+    of the line's rows is part of the row, not a region beside it (an answer sheet's boxed
+    letters "A Apia B Accra"): a piece in it goes with the line. A line without a gutter, or whose
+    centre lies in such a box, goes whole where its centre lies, as before."""
+
+    def place(box: BBox) -> int | None:
+        return next((i for i, b in enumerate(boxes) if b.contains_center_of(box)), None)
+
+    def tall(i: int | None) -> bool:
+        return i is not None and boxes[i].height > ISLAND_MIN_ROWS * line.bbox.height
+
+    whole = place(line.bbox)
+    parts = across_gutters(line, " ".join)
+    if len(parts) == 1 or (whole is not None and not tall(whole)):
+        return [(whole, line)]
+    out: list[tuple[int | None, list[Word]]] = []
+    for piece in parts:
+        at = place(piece.bbox)
+        at = at if at is None or tall(at) else whole
+        if out and out[-1][0] == at:
+            out[-1][1].extend(piece.words)
+        else:
+            out.append((at, list(piece.words)))
+    return [(at, split_line(line, words, " ".join)) for at, words in out]
 
 
 def _split_lines(lines: tuple[Line, ...], regions: list[BBox]) -> list[list[Line]]:
@@ -204,11 +238,8 @@ def from_text_layer(
     flow: list[Line] = []
     island_lines: list[list[Line]] = [[] for _ in islands]
     for line in layer.lines:
-        idx = next((i for i, (_, box) in enumerate(islands) if box.contains_center_of(line.bbox)), None)
-        if idx is None:
-            flow.append(line)
-        else:
-            island_lines[idx].append(line)
+        for idx, piece in _pieces(line, [box for _, box in islands]):
+            (flow if idx is None else island_lines[idx]).append(piece)
     images: dict[str, bytes] = {}
     by_box = {t[0]: t for t in tables}
     open_by_box = {b.bbox: b for b in open_tables}
@@ -270,7 +301,8 @@ def _open_tables(rulings: list[BBox], lines: tuple[Line, ...], taken: list[BBox]
     """Tables ruled only across (booktabs), built from the lines whose centres lie in their band."""
     blocks: list[Block] = []
     for band in rule_bands(rulings, lines, taken):
-        table = band_table(band, [ln for ln in lines if band.box.contains_center_of(ln.bbox)])
+        inside = [piece for line in lines for at, piece in _pieces(line, [band.box]) if at == 0]
+        table = band_table(band, inside)
         if table is not None:
             blocks.append(Block("table", band.box, table_text(table), 1.0, (), table=table))
     return blocks
