@@ -252,6 +252,7 @@ BRACKETS = RtlPage(
     (
         "رنگ پیش‌گزیده متن در پایانه (می‌تواند ارقام شانزده‌شانزدهی باشد) یا نام یک رنگ مثل «قرمز» باشد.",
         "این گزینه (که پیش‌فرض است) را می‌توان با «تنظیمات» تغییر داد.",
+        "در صورت درست بودن، پرداخت متن دوجهته (BiDi) انجام می‌شود.",
     ),
     ("(می‌تواند", "باشد)", "«قرمز»", "(که", "است)", "«تنظیمات»"),
 )
@@ -265,6 +266,15 @@ def test_scanned_brackets_inside_right_to_left_lines_face_the_way_they_are_meant
     found = [key for key in BRACKETS.key_words if key in text]
     assert len(found) >= len(BRACKETS.key_words) - 1, text
     assert ")می" not in text and "»قرمز«" not in text, text
+
+
+def test_brackets_around_latin_words_inside_right_to_left_lines_face_the_way_they_are_meant(tmp_path: Path) -> None:
+    """Read with English beside the Arabic model (no options), "(BiDi)" is read by ``eng``, which
+    names the brackets as drawn: those are turned back, the Arabic model's are not."""
+    pdf = print_pdfs((BRACKETS,), tmp_path)[BRACKETS.name]
+    text = full_text(_only_page(_rendered(pdf)))
+    assert "(bidi)" in text.lower(), text
+    assert "(می" in text, text
 
 
 def test_a_hebrew_page_the_first_look_calls_another_script_is_read_as_hebrew(rtl_pdfs: dict[str, bytes]) -> None:
@@ -320,3 +330,12 @@ def test_arabic_is_read_with_english_beside_it_not_the_latin_model(tmp_path: Pat
     with_latin = full_text(_only_page(image, languages=("Arabic", "Latin")))
     assert cer(ARABIC_MESSAGES.text, text) < cer(ARABIC_MESSAGES.text, with_latin), text
     assert "إذا أغلقت الملف" in text, text
+
+
+def test_a_line_the_engine_leaves_out_of_its_page_reading_is_read_on_its_own(tmp_path: Path) -> None:
+    """Tesseract's page layout analysis drops the line "در صورت درست بودن، پرداخت متن دوجهته
+    (BiDi) انجام می‌شود." of this page whole (with PSM 3, 4 and 6); the band of ink no line
+    covers is read again as a raw line."""
+    pdf = print_pdfs((BRACKETS,), tmp_path)[BRACKETS.name]
+    text = full_text(_only_page(_rendered(pdf), languages=("Arabic",)))
+    assert "در صورت درست بودن" in text and "انجام می‌شود" in text, text

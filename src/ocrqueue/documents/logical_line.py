@@ -39,6 +39,7 @@ class Glyph(NamedTuple):
     word: int
     confidence: float | None = 1.0
     at: float | None = None
+    meant: bool = False  # its brackets name the one meant, not the one drawn (a right-to-left model's reading)
 
     @property
     def place(self) -> float:
@@ -105,16 +106,14 @@ def same_visual_line(a: Sequence[Glyph], b: Sequence[Glyph]) -> bool:
 _SPACE = Glyph(" ", BBox(0.0, 0.0, 0.0, 0.0), -1)  # between two words of the visual line
 
 
-def logical_words(
-    glyphs: Sequence[Glyph], char_boxes: bool = False, rtl: bool | None = None, mirror: bool = True
-) -> list[Word]:
+def logical_words(glyphs: Sequence[Glyph], char_boxes: bool = False, rtl: bool | None = None) -> list[Word]:
     """The line's words in logical order, each with its letters in logical order (brackets
-    turned back when ``mirror``, presentation forms as the letters they stand for). ``glyphs``
-    are the visible ones (no spaces, no control characters), in any order. ``rtl``: the
-    paragraph's direction when the line alone does not tell (a line of Latin text that ends a
-    right-to-left paragraph has its full stop on the left); by default the line's own
-    (``bidi.visual_is_rtl``). A PDF's glyphs name the bracket drawn (")" where a right-to-left
-    run opens one): they are turned back; an OCR engine already names the bracket meant."""
+    turned back, presentation forms as the letters they stand for). ``glyphs`` are the visible
+    ones (no spaces, no control characters), in any order. ``rtl``: the paragraph's direction
+    when the line alone does not tell (a line of Latin text that ends a right-to-left paragraph
+    has its full stop on the left); by default the line's own (``bidi.visual_is_rtl``). A PDF's
+    glyphs name the bracket drawn (")" where a right-to-left run opens one) and are turned
+    back; a glyph ``meant`` (a right-to-left OCR model's reading) names the one meant already."""
     by_word: dict[int, list[Glyph]] = {}
     for glyph in glyphs:
         by_word.setdefault(glyph.word, []).append(glyph)
@@ -129,7 +128,7 @@ def logical_words(
     letters: list[Glyph] = []
     for i in [*reorder(text_levels), None]:
         if i is not None and visual[i] is not _SPACE:
-            drawn = mirrored(visual[i].text, text_levels[i]) if mirror else visual[i].text
+            drawn = visual[i].text if visual[i].meant else mirrored(visual[i].text, text_levels[i])
             letter = normalise_presentation_forms(drawn)
             if letters and len(one := composed(letters[-1].text + letter)) == len(letters[-1].text):
                 # a mark that composes with the letter before it (hamza above alef): one letter, one box
@@ -145,20 +144,23 @@ def logical_words(
     return words
 
 
-def logical_order(words: Sequence[Word]) -> list[Word]:
+def logical_order(words: Sequence[Word], meant: Sequence[bool] = ()) -> list[Word]:
     """Words of one line, each written left to right as drawn (an engine's visual order), as the
     line's words in logical order. Each letter gets an equal share of its word's box, which is
-    all the sorting needs; a word that stays whole keeps its box. Brackets are not turned:
-    Tesseract names the bracket a right-to-left run means, "(" where it draws ")" (a Persian
-    "(می‌تواند" came back as ")می‌تواند" and «قرمز» as »قرمز« when they were)."""
+    all the sorting needs; a word that stays whole keeps its box. ``meant``: per word, whether
+    the engine named its brackets as meant rather than as drawn. Tesseract's Arabic and Hebrew
+    models name the bracket a right-to-left run means, "(" where it draws ")": turned again, a
+    Persian "(می‌تواند" came back as ")می‌تواند" and «قرمز» as »قرمز«; its Latin models name
+    what they see, so "(BiDi)" inside a Persian line needs turning back."""
     glyphs = []
     for number, word in enumerate(words):
         box, n = word.bbox, len(word.text)
         step = box.width / max(1, n)
+        named = number < len(meant) and meant[number]
         for i, ch in enumerate(word.text):
             x = box.x0 + i * step
-            glyphs.append(Glyph(ch, BBox(x, box.y0, x + step, box.y1), number, word.confidence))
-    return logical_words(glyphs, mirror=False)
+            glyphs.append(Glyph(ch, BBox(x, box.y0, x + step, box.y1), number, word.confidence, meant=named))
+    return logical_words(glyphs)
 
 
 def in_logical_order(words: Sequence[Word], rtl: bool | None = None) -> list[Word]:

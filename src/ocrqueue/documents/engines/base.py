@@ -19,8 +19,9 @@ from ocrqueue.documents.model import Line
 
 # "page": a whole page, read once (engines that find lines on their own); "text": a text region;
 # "cell": one table cell (short, often one line); "table": a whole table (a VLM answers with HTML
-# markup); "formula": a formula (a VLM answers with LaTeX).
-Task = Literal["page", "text", "cell", "table", "formula"]
+# markup); "formula": a formula (a VLM answers with LaTeX); "line": one line of text, read as it
+# is (Tesseract's raw line: no layout analysis to drop it).
+Task = Literal["page", "text", "cell", "table", "formula", "line"]
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ _PSM_FOR_TASK = {
     "text": tesserocr.PSM.SINGLE_COLUMN,
     "table": tesserocr.PSM.SINGLE_BLOCK,
     "formula": tesserocr.PSM.SINGLE_BLOCK,
+    "line": tesserocr.PSM.RAW_LINE,
 }
 
 
@@ -47,6 +48,8 @@ _PSM_FOR_TASK = {
 # them by the layout found beside): PSM 3's page layout analysis takes much of a Korean page for
 # something else than text and drops it (bench/script_pages.py, Korean pages).
 SINGLE_COLUMN_PAGE_MODELS = frozenset({"Hangul", "kor"})
+# Scripts whose models name a bracket of a right-to-left run as meant, not as drawn (logical_line.logical_order).
+RIGHT_TO_LEFT_SCRIPTS = frozenset({"Arabic", "Hebrew", "Syriac", "Thaana"})
 
 
 def find_tessdata() -> str:
@@ -158,6 +161,7 @@ def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
     ``logical_order`` puts them in reading order."""
     lines: list[Line] = []
     words: list[Word] = []
+    meant: list[bool] = []  # per word: read by a right-to-left model, which names brackets as meant
     text = ""
     line_box: BBox | None = None
     row_height: float | None = None
@@ -168,11 +172,12 @@ def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
             conf = sum(w.confidence or 0.0 for w in words) / len(words)
             box = line_box or union(w.bbox for w in words)
             if any(has_rtl(w.text) for w in words):
-                in_order = logical_order(words)
+                in_order = logical_order(words, meant)
                 lines.append(Line(" ".join(w.text for w in in_order), box, conf, tuple(in_order), row_height))
             else:
                 lines.append(Line(text, box, conf, tuple(words), row_height))
             words.clear()
+            meant.clear()
             text = ""
 
     it = api.GetIterator()
@@ -192,5 +197,6 @@ def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
         if word:
             text += (piece_gap(text, word, w.BlanksBeforeWord() > 0) if text else "") + word
             words.append(Word(word, BBox(*(float(v) for v in box)), w.Confidence(level) / 100.0))
+            meant.append(script_read_by(w.WordRecognitionLanguage() or "eng") in RIGHT_TO_LEFT_SCRIPTS)
     flush()
     return lines

@@ -18,6 +18,7 @@ FORMULA_PROMPT = "Formula Recognition:"
 PROMPTS: dict[str, str] = {
     "text": TEXT_PROMPT,
     "cell": TEXT_PROMPT,
+    "line": TEXT_PROMPT,
     "table": TABLE_PROMPT,
     "formula": FORMULA_PROMPT,
 }
