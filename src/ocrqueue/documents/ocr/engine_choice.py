@@ -41,6 +41,12 @@ MEASURED_RANKING: dict[str, tuple[str, ...]] = {
     "Han": ("rapidocr", "tesseract"),
     "Japanese": ("rapidocr", "tesseract"),
 }
+# Pages set in vertical columns rank otherwise: RapidOCR's PP-OCR models read vertical Chinese
+# (CER 0.06-0.09 on Chromium-printed pages, where Tesseract without a HanS_vert model reads 0.98),
+# but vertical Japanese poorly (0.25-0.92), which Tesseract reads with Japanese_vert beside Japanese
+# (0.02-0.08; tests/documents/test_vertical_text.py). The first look cannot tell vertical Japanese
+# from Chinese (OSD says Han): the kana of a first reading do (ocr/page.py, ``recheck_script``).
+VERTICAL_RANKING: dict[str, tuple[str, ...]] = {"Japanese": ("tesseract", "rapidocr")}
 OTHER_PAGES: tuple[str, ...] = ("tesseract",)
 FALLBACK_LANGUAGES = ("eng",)
 # Tesseract's model for the whole Latin script (Debian's tesseract-ocr-script-latn): it reads the
@@ -61,23 +67,25 @@ WITH_ENGLISH = frozenset({"Arabic", "Hebrew"})
 EVERY_LANGUAGE = frozenset(SCRIPT_LANGUAGES.values())
 
 
-def choose(options: ProcessOptions, scripts: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
-    """(engine name, languages) for a page on which ``scripts`` were found (most letters first)."""
+def choose(options: ProcessOptions, scripts: tuple[str, ...], vertical: bool = False) -> tuple[str, tuple[str, ...]]:
+    """(engine name, languages) for a page on which ``scripts`` were found (most letters first),
+    ``vertical`` when it is set in vertical columns."""
     auto_languages = options.languages == (AUTO,)
     if options.engine != AUTO:
         engine = options.engine
     else:
-        engine = ranked_engine(scripts if auto_languages else scripts_of_languages(options.languages))
+        ranking = {**MEASURED_RANKING, **VERTICAL_RANKING} if vertical else MEASURED_RANKING
+        engine = ranked_engine(scripts if auto_languages else scripts_of_languages(options.languages), ranking)
     if not auto_languages:
         return engine, options.languages
     capabilities = engine_capabilities(engine)
     return engine, languages_to_ask(scripts, capabilities.languages if capabilities else frozenset())
 
 
-def ranked_engine(scripts: tuple[str, ...]) -> str:
+def ranked_engine(scripts: tuple[str, ...], ranking: dict[str, tuple[str, ...]] = MEASURED_RANKING) -> str:
     """The first script with a measured ranking decides; its best installed engine that reads it."""
     for script in scripts:
-        for name in MEASURED_RANKING.get(script, ()):
+        for name in ranking.get(script, ()):
             capabilities = engine_capabilities(name)
             if capabilities is not None and script in capabilities.scripts:
                 return name
