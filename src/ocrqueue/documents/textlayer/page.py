@@ -30,6 +30,7 @@ from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.open_tables import band_table, rule_bands
 from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
 from ocrqueue.documents.layout.rows import across_gutters, split_line
+from ocrqueue.documents.layout.stacked_rows import split_stacked_rows
 from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables
 from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
@@ -310,7 +311,7 @@ def _open_tables(rulings: list[BBox], lines: tuple[Line, ...], taken: list[BBox]
 
 def _table_block(table: VectorTable, words: list[Word]) -> Block:
     box, n_rows, n_cols, cells = table
-    filled = fill_table(n_rows, n_cols, cells, words)
+    filled = split_stacked_rows(fill_table(n_rows, n_cols, cells, words), words)
     return Block("table", box, table_text(filled), 1.0, (), table=filled)
 
 
