@@ -339,3 +339,35 @@ def test_a_line_the_engine_leaves_out_of_its_page_reading_is_read_on_its_own(tmp
     pdf = print_pdfs((BRACKETS,), tmp_path)[BRACKETS.name]
     text = full_text(_only_page(_rendered(pdf), languages=("Arabic",)))
     assert "در صورت درست بودن" in text and "انجام می‌شود" in text, text
+
+
+MIXED = RtlPage(
+    "mixed",
+    "fa",
+    "The picture environment",
+    (
+        *(f"\\put ({20 + 5 * i},30) {{\\circle{{{i + 1}}}}} % circle number {i + 1} of the picture" for i in range(12)),
+        "فرمان بالا دایره‌ای به قطر داده شده رسم می‌کند.",
+        "بسته‌های دیگری برای رسم شکل‌های پیچیده‌تر هستند.",
+        "برای دایره‌های توپر از فرمان ستاره‌دار استفاده کنید.",
+    ),
+    ("فرمان", "استفاده", "کنید", "توپر", "قطر"),
+)
+
+
+def test_persian_lines_on_a_page_the_first_look_calls_latin_are_read_as_persian(tmp_path: Path) -> None:
+    """A Persian page of a LaTeX manual full of code is Latin to OSD's look at its middle (dev:
+    lshort-fa p. 99 and 112, CER 0.37 and 0.40): its Persian lines come back as Latin garbage
+    of low confidence. OSD asked about those lines alone names Arabic, and the page is read
+    again with the Arabic model and English. The first look's answer is set to Latin here."""
+    pdf = print_pdfs((MIXED,), tmp_path)[MIXED.name]
+    with open_document(_rendered(pdf), Settings().document_limits()) as document:
+        context = PageContext(next(document.pages()), ProcessOptions(), default_resources())
+        run_stages(context, OCR_PATH[:2])
+        context.scripts = ("Latin",)
+        run_stages(context, OCR_PATH[2:])
+        read = context.result()
+    assert read.to_dict()["languages"][0] == "Arabic"
+    words = tokens(full_text(read))
+    assert sum(key in words for key in MIXED.key_words) >= 3, full_text(read)
+    assert "circle" in words

@@ -33,7 +33,9 @@ from ocrqueue.documents.ocr.script_recheck import (
     HAN,
     holds_han,
     low_confidence,
+    mean_word_confidence,
     read_for_another_script,
+    script_of_poor_lines,
     script_share,
     script_to_reread,
 )
@@ -107,13 +109,16 @@ def read(context: PageContext) -> None:
 @stage("ocr.recheck_script")
 def recheck_script(context: PageContext) -> None:
     """Reads the blocks and scripts; adds a reading as Chinese when a page read as Latin holds
-    Chinese, a reading with another script's model when the reading's letters are of that script
+    Chinese, one with another script's model when its poorly read lines are in that script, a
+    reading with another script's model when the reading's letters are of that script
     (Vietnamese read as Latin), a reading by the engine ranked first for a script set vertically
     (Japanese, engine_choice.VERTICAL_RANKING), the scripts read, and a warning when the reading's
     confidence is very low."""
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
     if holds_han(straight.image, raster.scale, list(context.blocks), context.options, context.scripts):
         _reread(context, HAN, lambda found, _: "Han" in found)
+    elif _poor_lines_reread(context):
+        pass
     elif not missing_models(context.options, needed(context.engine, "engine").name, context.scripts):
         scripts = script_to_reread(context.options, _text(context.blocks), context.languages)
         if scripts is not None:
@@ -129,6 +134,16 @@ def recheck_script(context: PageContext) -> None:
         context.warn(warning)
 
 
+def _poor_lines_reread(context: PageContext) -> bool:
+    """A page read as Latin whose poorly read lines OSD takes for another script with a model:
+    read again for that script and Latin; kept (True) when that reading holds it and its words
+    were read with more confidence (script_recheck.script_of_poor_lines)."""
+    straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
+    blocks = list(context.blocks)
+    script = script_of_poor_lines(straight.image, raster.scale, blocks, context.options, context.scripts)
+    return script is not None and _reread(context, (script, "Latin"), _surer(script, mean_word_confidence(blocks)))
+
+
 def _second_look(context: PageContext) -> None:
     """A page whose reading does not hold the script the first look gave it: read again for each
     other script (not Latin: a wrong model reads any script as Latin letters) that OSD names on
@@ -140,6 +155,11 @@ def _second_look(context: PageContext) -> None:
     for script in other_scripts(raster.image, raster.dpi, detector, context.scripts[0]):
         if script != "Latin" and _reread(context, (script,), _better(script, first)):
             return
+
+
+def _surer(script: str, confidence: float | None) -> Callable[[tuple[str, ...], tuple[Block, ...]], bool]:
+    """A reading that holds ``script`` and whose words were read with more confidence."""
+    return lambda found, blocks: script in found and (mean_word_confidence(blocks) or 0.0) > (confidence or 0.0)
 
 
 def _better(script: str, share: float) -> Callable[[tuple[str, ...], tuple[Block, ...]], bool]:

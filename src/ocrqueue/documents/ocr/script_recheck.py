@@ -36,10 +36,12 @@ from PIL import Image
 from ocrqueue.documents.engines import RecognitionRequest, engine_capabilities
 from ocrqueue.documents.model import LOW_CONFIDENCE_READING, Block, Line
 from ocrqueue.documents.ocr.crops import padded_crop
+from ocrqueue.documents.ocr.detect import osd_script
 from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, languages_to_ask
 from ocrqueue.documents.options import AUTO, ProcessOptions
 from ocrqueue.documents.scripts import (
     SCRIPT_LANGUAGES,
+    SCRIPT_MODELS,
     may_be_vietnamese,
     script_counts,
     scripts_in,
@@ -106,13 +108,15 @@ def script_share(script: str, text: str) -> float:
     return sum(n for s, n in counts.items() if SAME_READING.get(s, s) == meant) / max(1, total)
 
 
+def mean_word_confidence(blocks: Sequence[Block]) -> float | None:
+    confidences = [w.confidence for b in blocks for ln in b.lines for w in ln.words if w.confidence is not None]
+    return sum(confidences) / len(confidences) if confidences else None
+
+
 def low_confidence(blocks: Sequence[Block]) -> str | None:
     """A warning when the page's words were read with a mean confidence under ``LOW_CONFIDENCE``."""
-    confidences = [w.confidence for b in blocks for ln in b.lines for w in ln.words if w.confidence is not None]
-    if not confidences:
-        return None
-    mean = sum(confidences) / len(confidences)
-    if mean >= LOW_CONFIDENCE:
+    mean = mean_word_confidence(blocks)
+    if mean is None or mean >= LOW_CONFIDENCE:
         return None
     return (
         f"{LOW_CONFIDENCE_READING} (mean word confidence {mean:.2f}): the text is likely wrong; "
@@ -154,6 +158,42 @@ def holds_han(
         if found >= needed:
             return True
     return False
+
+
+def script_of_poor_lines(
+    image: Image.Image, scale: float, blocks: list[Block], options: ProcessOptions, scripts: tuple[str, ...]
+) -> str | None:
+    """The script OSD sees in the poorly read lines of a page read as Latin, when it is another
+    one with a model (not Han: ``holds_han`` asks about Chinese): a Persian page of a LaTeX manual
+    full of code is Latin to OSD's look at its middle, and its Persian lines come back as Latin
+    garbage of low confidence (lshort-fa p. 99 and 112, dev: CER 0.37 and 0.40; read with Arabic and
+    English 0.19 and 0.18). Up to ``PROBE_LINES`` of them, spread over the page, are stacked into one
+    image for OSD. Only when languages are auto, and two lines or more were read poorly."""
+    if options.languages != (AUTO,) or scripts[:1] != ("Latin",):
+        return None
+    detector = first_look_engine(options)
+    if detector is None or not detector.capabilities.detects_script:
+        return None
+    read_by = engine_capabilities(choose(options, scripts)[0])
+    if read_by is not None and not read_by.languages:
+        return None
+    poor = _poor(_lines(blocks))
+    if len(poor) < MIXED_MIN_POOR_LINES:
+        return None
+    step = max(1, len(poor) / PROBE_LINES)
+    crops = []
+    for line in (poor[int(i * step)] for i in range(min(len(poor), PROBE_LINES))):
+        box = line.bbox.scaled(scale)
+        crop, _, _ = padded_crop(image, (int(box.x0), int(box.y0), int(box.x1) + 1, int(box.y1) + 1))
+        crops.append(crop.convert("L"))
+    stacked = Image.new("L", (max(c.width for c in crops), sum(c.height for c in crops)), 255)
+    top = 0
+    for crop in crops:
+        stacked.paste(crop, (0, top))
+        top += crop.height
+    found = detector.orientation(stacked, round(scale * 72))
+    script = osd_script(found.script) if found is not None else "Latin"
+    return script if script not in ("Latin", "Han") and script in SCRIPT_MODELS else None
 
 
 def _lines(blocks: list[Block]) -> list[Line]:
