@@ -61,6 +61,8 @@ class Reading:
     source: str
     languages: tuple[str, ...]
     rotation: int
+    scripts: tuple[str, ...]  # the scripts the page was said to hold
+    doubts: tuple[str, ...]  # its warnings that its text may be wrong (a script without a model, a poor reading)
 
 
 def read(page: RealPage, variant: str, options: ProcessOptions, cache: Path) -> Reading:
@@ -82,6 +84,8 @@ def read(page: RealPage, variant: str, options: ProcessOptions, cache: Path) -> 
         result.source,
         tuple(d.get("languages", ())),
         int(d.get("rotation", 0)),
+        result.scripts,
+        result.doubts,
     )
 
 
@@ -189,7 +193,8 @@ def main() -> None:
                 print(
                     f"{page.id:24} {page.script:10} {page.lang} {page.split:4} {variant:10} "
                     f"cer {r.cer:.4f} f1 {r.f1:.4f} "
-                    f"{r.seconds:6.2f}s {r.source:10} {','.join(r.languages):12} rot {r.rotation}",
+                    f"{r.seconds:6.2f}s {r.source:10} {','.join(r.languages):12} rot {r.rotation} "
+                    f"scripts {','.join(r.scripts) or '-'} doubts {' | '.join(r.doubts) or '-'}",
                     flush=True,
                 )
 
