@@ -8,8 +8,9 @@
 # servers over TLS): what scripts/container-install.sh puts in the image.
 # "test": serve plus PostgreSQL, Chromium (browser tests), libfaketime (the clock-jump chaos tests),
 # qpdf (checks the searchable PDFs), poppler-utils (pdftotext: a second viewer copying their
-# right-to-left text), and fonts for Thai, Lao and Devanagari (pages typeset in those
-# scripts by Chromium, tests/support/printed.py). "container-check": debootstrap and iproute2 for
+# right-to-left text), fonts for Thai, Lao and Devanagari (pages typeset in those
+# scripts by Chromium, tests/support/printed.py), and the Armenian model (a script OSD cannot see,
+# read by tests/documents/test_unseen_scripts.py). "container-check": debootstrap and iproute2 for
 # `make container-check` only.
 # "bench": serve plus the producers bench/documents.py makes documents with (Chromium, LibreOffice
 # Writer and Calc, Ghostscript, groff).
@@ -26,7 +27,7 @@ script_models=(tesseract-ocr-script-latn tesseract-ocr-script-viet tesseract-ocr
 serve_packages=(tesseract-ocr tesseract-ocr-eng "${script_models[@]}" tesseract-ocr-chi-sim tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
 container_packages=(python3 python3-venv ca-certificates "${serve_packages[@]}")
 test_fonts=(fonts-tlwg-garuda-ttf fonts-lao fonts-lohit-deva)
-test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf poppler-utils "${test_fonts[@]}")
+test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf poppler-utils "${test_fonts[@]}" tesseract-ocr-script-armn)
 container_check_packages=(debootstrap iproute2)
 bench_packages=("${serve_packages[@]}" chromium libreoffice-writer-nogui libreoffice-calc-nogui ghostscript groff-base)
 

@@ -58,3 +58,17 @@ def test_a_page_read_with_very_low_confidence_says_so(tmp_path: Path) -> None:
     assert "Thai text: no model installed; apt-get install tesseract-ocr-script-thai" in warnings
     low = [w for w in warnings if w.startswith("read with very low confidence")]
     assert len(low) == 1 and float(low[0].split("word confidence ")[1].split(")")[0]) < LOW_CONFIDENCE
+
+
+def test_a_page_whose_script_has_no_model_is_not_read_as_chinese(tmp_path: Path) -> None:
+    """Hindi with the Devanagari model removed: read with the Latin model, its poor lines read as
+    Chinese by the second look hold Han characters, and the page went to RapidOCR, recorded as
+    Latin and Han (dev Tamil and Telugu pages did the same); it stays Devanagari, with both doubts."""
+    source = tmp_path / "hindi.png"
+    source.write_bytes(page_png("Devanagari"))
+    page = convert(source, tmp_path / "out", tessdata_without(tmp_path / "tessdata", "Devanagari"))
+    assert page["source"] == "tesseract" and page["scripts"] == ["Devanagari"]
+    warnings = page["warnings"]
+    assert isinstance(warnings, list)
+    assert "Devanagari text: no model installed; apt-get install tesseract-ocr-script-deva" in warnings
+    assert any(w.startswith("read with very low confidence") for w in warnings)

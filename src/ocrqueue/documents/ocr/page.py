@@ -39,6 +39,7 @@ from ocrqueue.documents.ocr.script_recheck import (
     script_share,
     script_to_reread,
 )
+from ocrqueue.documents.ocr.unseen_scripts import unseen_script, unseen_warning
 from ocrqueue.documents.ocr.whole_page import read_whole_page
 from ocrqueue.documents.options import AUTO
 from ocrqueue.documents.scripts import script_read_by, scripts_in
@@ -62,7 +63,7 @@ def detect(context: PageContext) -> None:
     raster = needed(context.raster, "raster")
     first = look(raster.image, raster.dpi, first_look_engine(context.options))
     if first.rotation:
-        context.warn(f"turned {first.rotation} degrees clockwise to read it upright")
+        context.warn(_turned(first.rotation))
     context.rotation, context.scripts = first.rotation, first.scripts
     context.raster = replace(raster, image=turn(raster.image, first.rotation))
 
@@ -109,27 +110,34 @@ def read(context: PageContext) -> None:
 @stage("ocr.recheck_script")
 def recheck_script(context: PageContext) -> None:
     """Reads the blocks and scripts; adds a reading as Chinese when a page read as Latin holds
-    Chinese, one with another script's model when its poorly read lines are in that script, a
-    reading with another script's model when the reading's letters are of that script
-    (Vietnamese read as Latin), a reading by the engine ranked first for a script set vertically
-    (Japanese, engine_choice.VERTICAL_RANKING), the scripts read, and a warning when the reading's
-    confidence is very low."""
+    Chinese, one with another script's model when its poorly read lines are in that script (OSD
+    on them), a reading with the model of a script OSD cannot see when a page read poorly is in it
+    (ocr/unseen_scripts.py: turned by 180 degrees when its lines read well only so), a reading with
+    another script's model when the reading's letters are of that script (Vietnamese read as
+    Latin), a reading by the engine ranked first for a script set vertically (Japanese,
+    engine_choice.VERTICAL_RANKING), the scripts read, and a warning when the reading's confidence
+    is very low (naming the unseen scripts whose models are missing, when most lines read poorly).
+    A page whose script's missing model is named already is left as read: read again as Chinese,
+    dev Tamil and Telugu pages came back as Han with no doubt left but the missing model."""
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
-    if holds_han(straight.image, raster.scale, list(context.blocks), context.options, context.scripts):
-        _reread(context, HAN, lambda found, _: "Han" in found)
-    elif _poor_lines_reread(context):
-        pass
-    elif not missing_models(context.options, needed(context.engine, "engine").name, context.scripts):
-        scripts = script_to_reread(context.options, _text(context.blocks), context.languages)
-        if scripts is not None:
-            _reread(context, scripts, lambda again, _: scripts[0] in again)
-        elif read_for_another_script(context.options, context.scripts, _text(context.blocks)):
-            _second_look(context)
+    options, unseen_warned = context.options, None
+    if not missing_models(options, needed(context.engine, "engine").name, context.scripts):
+        han = holds_han(straight.image, raster.scale, list(context.blocks), options, context.scripts)
+        if not (han and _reread(context, HAN, lambda found, _: "Han" in found)) and not _poor_lines_reread(context):
+            unseen = unseen_script(straight.image, raster.scale, context.blocks, options, context.scripts)
+            if unseen is not None:
+                _reread(context, (unseen.script,), lambda again, _: unseen.script in again, flip=unseen.flipped)
+            scripts = script_to_reread(options, _text(context.blocks), context.languages)
+            if scripts is not None:
+                _reread(context, scripts, lambda again, _: scripts[0] in again)
+            elif read_for_another_script(options, context.scripts, _text(context.blocks)):
+                _second_look(context)
+            unseen_warned = unseen_warning(context.blocks, options, context.scripts)
         context.scripts = scripts_in(_text(context.blocks)) or context.scripts
     vertical = _vertical_script_elsewhere(context)
     if vertical is not None:
         _reread(context, vertical, lambda again, blocks: vertical[0] in again and _in_columns(blocks), vertical=True)
-    warning = low_confidence(context.blocks)
+    warning = unseen_warned or low_confidence(context.blocks)
     if warning is not None:
         context.warn(warning)
 
@@ -196,19 +204,38 @@ def _reread(
     scripts: tuple[str, ...],
     keep: Callable[[tuple[str, ...], tuple[Block, ...]], bool],
     vertical: bool = False,
+    flip: bool = False,
 ) -> bool:
-    """The page read again for ``scripts`` (set in vertical columns: with the vertical models);
-    that reading kept (True) when ``keep`` says its scripts and blocks are right."""
+    """The page read again for ``scripts`` (set in vertical columns: with the vertical models;
+    turned by 180 degrees first when ``flip``); that reading kept (True) when ``keep`` says its
+    scripts and blocks are right, else the page left as it was."""
+    before = (context.rotation, context.raster, context.straight, context.rules, list(context.warnings))
+    if flip:
+        _flip(context)
     engine, languages = _chosen(context, scripts, vertical)
     if vertical:
         languages = with_vertical_models(languages, engine.capabilities.languages)
     blocks, figures = _read(context, engine, languages)
     found = scripts_in(_text(blocks))
     if not keep(found, blocks):
+        context.rotation, context.raster, context.straight, context.rules, context.warnings[:] = before
         return False
     context.engine, context.languages, context.scripts = engine, languages, found
     context.source, context.blocks, context.images = engine.name, blocks, figures.images
     return True
+
+
+def _flip(context: PageContext) -> None:
+    """The page turned by 180 degrees more than the first look turned it, straightened and its
+    rules found again; the warning that said how it was turned says so."""
+    raster = needed(context.raster, "raster")
+    context.rotation = (context.rotation + 180) % 360
+    context.raster = replace(raster, image=turn(raster.image, 180))
+    context.warnings[:] = [w for w in context.warnings if not w.startswith(("turned ", "straightened by "))]
+    if context.rotation:
+        context.warn(_turned(context.rotation))
+    straighten.run(context)
+    rules.run(context)
 
 
 @stage("ocr.recheck_accents")
@@ -248,6 +275,10 @@ def _read(context: PageContext, engine: OcrEngine, languages: tuple[str, ...]) -
         kept = [b for b in blocks if b.type == "figure" and not any(map(is_column, b.lines))]
         blocks = [*vertical_blocks([ln for b in blocks if b not in kept for ln in b.lines]), *kept]
     return tuple(blocks), figures
+
+
+def _turned(rotation: int) -> str:
+    return f"turned {rotation} degrees clockwise to read it upright"
 
 
 def with_vertical_models(languages: tuple[str, ...], offered: frozenset[str]) -> tuple[str, ...]:

@@ -1,0 +1,143 @@
+"""A look for the scripts that Tesseract's script detection cannot see.
+
+OSD (osd.traineddata, the first look: ocr/detect.py) knows the letters of sixteen scripts only
+(its unicharset: Latin, Cyrillic, Greek, Hebrew, Arabic, Devanagari, Bengali, Tamil, Telugu,
+Kannada, Malayalam, Thai, Hangul, Han, Hiragana, Katakana). A page in any other script (Armenian,
+Georgian, Gujarati, Gurmukhi, Khmer, Sinhala, …: ``UNSEEN``) gets the name of a script it knows:
+on the dev split of bench/accuracy/scripts.json every Armenian, Gujarati and Khmer page was called
+Latin and every Gurmukhi one Devanagari, and read with that model as garbage (CER 0.74 to 0.99),
+the Gurmukhi ones with no warning (mean word confidence 0.56 to 0.59). Such a reading has most of
+its lines poor (``POOR_SHARE``: 50 to 100 % of them under 0.6 there, against none on the dev pages
+of the scripts OSD knows read with their models, and at most 23 % on the Latin pages of bench/accuracy/pages.json).
+
+Then a few of its poor lines (``PROBE_LINES``) are read by the engine that took the first look
+with the model of each unseen script installed; the script whose model reads them with a mean
+word confidence of ``SURE`` or more, the best, is the page's (``unseen_script``), and the page is
+read again with it. When a page read poorly and the models of unseen scripts are missing, its
+warning names them and the one command that installs them all (``unseen_warning``): which of
+them it is cannot be told without them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PIL import Image
+
+from ocrqueue.documents.engines import OcrEngine, RecognitionRequest
+from ocrqueue.documents.model import LOW_CONFIDENCE_READING, NO_MODEL, Block, Line
+from ocrqueue.documents.ocr.crops import padded_crop
+from ocrqueue.documents.ocr.engine_choice import first_look_engine
+from ocrqueue.documents.options import AUTO, ProcessOptions
+from ocrqueue.documents.scripts import SCRIPT_MODELS
+
+# The scripts of osd.traineddata's unicharset (Vietnamese is Latin to it; Japanese its kana and Han).
+OSD_SCRIPTS = frozenset(
+    {
+        "Latin",
+        "Vietnamese",
+        "Cyrillic",
+        "Greek",
+        "Hebrew",
+        "Arabic",
+        "Devanagari",
+        "Bengali",
+        "Tamil",
+        "Telugu",
+        "Kannada",
+        "Malayalam",
+        "Thai",
+        "Hangul",
+        "Japanese",
+        "Han",
+    }
+)
+UNSEEN: tuple[str, ...] = tuple(s for s in SCRIPT_MODELS if s not in OSD_SCRIPTS)
+POOR_LINE_CONFIDENCE = 0.6
+POOR_SHARE = 0.4
+MIN_LINES = 3
+PROBE_LINES = 3
+SURE = 0.7
+ALL_SCRIPTS_COMMAND = "scripts/system-deps.sh all-scripts"
+
+
+def read_poorly(blocks: Sequence[Block]) -> bool:
+    """Whether ``POOR_SHARE`` or more of the page's lines (``MIN_LINES`` at least) were read
+    with a confidence under ``POOR_LINE_CONFIDENCE``."""
+    lines = _lines(blocks)
+    poor = _poor(lines)
+    return len(poor) >= MIN_LINES and len(poor) >= POOR_SHARE * len(lines)
+
+
+@dataclass(frozen=True)
+class Unseen:
+    script: str
+    flipped: bool  # its lines read well only turned by 180 degrees: the first look turned the page wrong
+
+
+def unseen_script(
+    image: Image.Image, scale: float, blocks: Sequence[Block], options: ProcessOptions, scripts: tuple[str, ...]
+) -> Unseen | None:
+    """The unseen script a page read poorly is in, when its model is installed and reads a few of
+    the poor lines well, as they are or turned by 180 degrees (OSD turns pages of scripts it does
+    not know as it turns the one it takes them for: dev Armenian pages, all three, and a Khmer
+    page were turned upside down); None otherwise, and when languages were named. ``image`` is
+    the page as read (upright and straight), ``scale`` its pixels per point."""
+    if options.languages != (AUTO,) or any(s in UNSEEN for s in scripts) or not read_poorly(blocks):
+        return None
+    engine = first_look_engine(options)
+    if engine is None:
+        return None
+    candidates = [s for s in UNSEEN if SCRIPT_MODELS[s].model in engine.capabilities.languages]
+    if not candidates:
+        return None
+    poor = _poor(_lines(blocks))
+    step = len(poor) / min(len(poor), PROBE_LINES)
+    crops = []
+    for line in (poor[int(i * step)] for i in range(min(len(poor), PROBE_LINES))):
+        box = line.bbox.scaled(scale)
+        crops.append(padded_crop(image, (int(box.x0), int(box.y0), int(box.x1) + 1, int(box.y1) + 1))[0])
+    best, best_confidence = None, SURE
+    for script in candidates:
+        request = RecognitionRequest((SCRIPT_MODELS[script].model,), "text", round(scale * 72))
+        for flipped in (False, True):
+            confidence = _confidence(engine, [c.rotate(180) if flipped else c for c in crops], request)
+            if confidence >= best_confidence:
+                best, best_confidence = Unseen(script, flipped), confidence
+    return best
+
+
+def _confidence(engine: OcrEngine, crops: Sequence[Image.Image], request: RecognitionRequest) -> float:
+    """The mean confidence of the words ``engine`` reads in ``crops`` (0 when it reads none)."""
+    found = [w.confidence for c in crops for ln in engine.recognize(c, request).lines for w in ln.words]
+    confidences = [c for c in found if c is not None]
+    return sum(confidences) / len(confidences) if confidences else 0.0
+
+
+def unseen_warning(blocks: Sequence[Block], options: ProcessOptions, scripts: tuple[str, ...]) -> str | None:
+    """For a page read poorly in a script OSD can see, with languages auto: a warning naming the
+    unseen scripts whose models are missing (it may be in one of them), or None."""
+    if options.languages != (AUTO,) or any(s in UNSEEN for s in scripts) or not read_poorly(blocks):
+        return None
+    engine = first_look_engine(options)
+    if engine is None:
+        return None
+    missing = [s for s in UNSEEN if SCRIPT_MODELS[s].model not in engine.capabilities.languages]
+    if not missing:
+        return None
+    lines = _lines(blocks)
+    named = ", ".join(f"{s} ({SCRIPT_MODELS[s].package})" for s in missing)
+    return (
+        f"{LOW_CONFIDENCE_READING} ({len(_poor(lines))} of {len(lines)} lines): the page may be in a script that "
+        f"script detection cannot tell from {scripts[0] if scripts else 'Latin'} and with {NO_MODEL}: {named}; "
+        f"{ALL_SCRIPTS_COMMAND} installs them all"
+    )
+
+
+def _lines(blocks: Sequence[Block]) -> list[Line]:
+    return [ln for b in blocks for ln in b.lines if ln.confidence is not None]
+
+
+def _poor(lines: list[Line]) -> list[Line]:
+    return [ln for ln in lines if ln.confidence is not None and ln.confidence < POOR_LINE_CONFIDENCE]
