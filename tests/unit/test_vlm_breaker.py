@@ -80,6 +80,7 @@ def test_prompts_and_answer_cleaning() -> None:
     assert PROMPTS == {
         "text": "Text Recognition:",
         "cell": "Text Recognition:",
+        "line": "Text Recognition:",
         "table": "Table Recognition:",
         "formula": "Formula Recognition:",
     }
