@@ -14,7 +14,7 @@ import pytest
 from data.script_pages import DPI, script_page
 
 from ocrqueue.documents.engines.tesseract import find_tessdata
-from ocrqueue.documents.model import LOW_CONFIDENCE_READING
+from ocrqueue.documents.model import LOW_CONFIDENCE_READING, PageResult
 
 from .helpers import run
 from .test_script_warnings import convert, tessdata_without
@@ -49,6 +49,8 @@ def test_a_page_in_a_script_osd_cannot_see_names_it_when_its_model_is_missing(tm
     doubts = [w for w in warnings if w.startswith(LOW_CONFIDENCE_READING)]
     assert len(doubts) == 1, warnings
     assert "Armenian (tesseract-ocr-script-armn)" in doubts[0] and "all-scripts" in doubts[0]
+    # A doubt: the task's events record it as a `warned` event (service/ocr_task.py).
+    assert PageResult.from_dict(page).doubts == tuple(doubts)
 
 
 def test_a_page_in_a_script_osd_cannot_see_is_read_with_its_model() -> None:
