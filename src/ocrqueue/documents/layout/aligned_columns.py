@@ -45,7 +45,7 @@ def aligned_tables(regions: Sequence[BBox], lines: Sequence[Sequence[Line]]) -> 
         run = [i]
         while run[-1] + 1 < len(regions) and _beside(regions[run[-1]], regions[run[-1] + 1]):
             run.append(run[-1] + 1)
-        if len(run) >= 2 and all(_cells_like(lines[j]) for j in run) and _rows_pair_up([lines[j] for j in run]):
+        if len(run) >= 2 and all(cells_like(lines[j]) for j in run) and _rows_pair_up([lines[j] for j in run]):
             block = _table([regions[j] for j in run], [lines[j] for j in run])
             if block is not None:
                 out[i] = (block, run)
@@ -59,7 +59,7 @@ def _beside(a: BBox, b: BBox) -> bool:
     return b.x0 >= a.x1 and shared > SIDE_BY_SIDE * min(a.height, b.height)
 
 
-def _cells_like(lines: Sequence[Line]) -> bool:
+def cells_like(lines: Sequence[Line]) -> bool:
     """Short lines that are not a column of prose. Lines that are sentences (four words or more
     ending in a full stop) are prose, set a sentence a line as they may be. Prose also runs on
     from line to line (a word, then a lowercase word on the next line), and its lines end where

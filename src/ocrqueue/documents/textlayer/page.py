@@ -29,6 +29,7 @@ from ocrqueue.documents.layout.code import is_listing
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.open_tables import band_table, rule_bands
 from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
+from ocrqueue.documents.layout.row_grid import row_grid_tables
 from ocrqueue.documents.layout.rows import across_gutters, split_line
 from ocrqueue.documents.layout.stacked_rows import split_stacked_rows
 from ocrqueue.documents.layout.straighten import GRID_DPI
@@ -230,6 +231,9 @@ def from_text_layer(
     frames += [t[0] for t in tables if t[2] == 1]
     tables = [t for t in tables if t[2] > 1]
     open_tables = _open_tables(rulings, layer.lines, [t[0] for t in tables] + figures + frames)
+    if find_tables_too:
+        taken = [t[0] for t in tables] + figures + frames + [b.bbox for b in open_tables]
+        open_tables += row_grid_tables(layer.lines, taken)
     # Smaller islands first: a line in a table inside a frame belongs to the table.
     islands = sorted(
         [("table", t[0]) for t in tables] + [("frame", f) for f in frames] + [("figure", f) for f in figures],

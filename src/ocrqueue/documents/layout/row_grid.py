@@ -1,0 +1,167 @@
+"""Tables without rules found row by row before the page is cut into regions: a run of text rows
+that each split into three or more cells standing in the same columns (a spreadsheet printed to
+PDF, a report's table of figures).
+
+XY-cut cuts such a grid wherever a gap happens to run through it: a LibreOffice Calc sheet came
+back as its first column read down, its header row with one record, its second column read down,
+and the numbers in slices of a few rows (dev CER 0.75-0.78), which no later rule could put back
+(layout/aligned_columns.py joins regions side by side only). Found first, the grid is an island
+like a ruled table, read one row per text row. Columns of prose never make one: their cells are
+long, and their lines run on (``cells_like``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+
+from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.layout.aligned_columns import cells_like
+from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
+from ocrqueue.documents.layout.rows import merge_rows
+from ocrqueue.documents.model import Block, Line, Table, TableCell, Word
+from ocrqueue.documents.text import join_words
+
+MIN_COLUMNS = 3
+MIN_ROWS = 5
+MAX_ROW_GAP = 1.5  # row heights of blank between two rows of one grid
+FULL_ROW_SHARE = 0.8  # rows with a cell in at least MIN_COLUMNS of the grid's columns
+SENTENCE_END = re.compile(r"[.!?]$")
+NUMBER = re.compile(r"^[-+(]?[$€£¥]?\d[\d.,'\u00a0]*%?\)?$")
+
+
+def row_grid_tables(lines: Sequence[Line], taken: Sequence[BBox]) -> list[Block]:
+    """Table blocks for the grids among ``lines`` outside the ``taken`` boxes (tables, figures)."""
+    free = [ln for ln in lines if ln.words and not any(t.contains_center_of(ln.bbox) for t in taken)]
+    # Rows from words, not lines: a producer's line may hold words of several rows (the left
+    # half of a grid written down its rows as one run of text).
+    rows = merge_rows(Line(w.text, w.bbox, w.confidence, (w,), ln.font_size) for ln in free for w in ln.words)
+    blocks: list[Block] = []
+    i = 0
+    while i < len(rows):
+        end = _run_end(rows, i)
+        run = rows[i:end]
+        block = _grid_block(run, _header(rows, i, blocks)) if end - i >= MIN_ROWS else None
+        if block is not None:
+            blocks.append(block)
+            i = end
+        else:
+            i += 1
+    return blocks
+
+
+def _cells(row: Line) -> list[tuple[float, float]]:
+    return column_bounds([w.bbox for w in row.words], MIN_COLUMN_GAP_PT)
+
+
+def _run_end(rows: Sequence[Line], start: int) -> int:
+    """Past the last row of the run from ``start``: rows of at least two cells, close together,
+    whose words together still stand in at least ``MIN_COLUMNS`` columns."""
+    if len(_cells(rows[start])) < MIN_COLUMNS:
+        return start
+    words: list[Word] = list(rows[start].words)
+    end = start + 1
+    while end < len(rows):
+        row, above = rows[end], rows[end - 1]
+        if row.bbox.y0 - above.bbox.y1 > MAX_ROW_GAP * max(above.bbox.height, row.bbox.height):
+            break
+        if len(_cells(row)) < 2:
+            break
+        if len(column_bounds([w.bbox for w in (*words, *row.words)], MIN_COLUMN_GAP_PT)) < MIN_COLUMNS:
+            break
+        words.extend(row.words)
+        end += 1
+    return end
+
+
+def _header(rows: Sequence[Line], start: int, found: Sequence[Block]) -> Line | None:
+    """The row above the grid that starts at ``start`` when it is the grid's header."""
+    if start == 0 or (found and found[-1].bbox.y1 >= rows[start - 1].bbox.cy):
+        return None
+    end = _run_end(rows, start)
+    return rows[start - 1] if _heads(rows[start - 1], rows[start:end]) else None
+
+
+def _heads(row: Line, run: Sequence[Line]) -> bool:
+    """Whether ``row``, just above a grid, is its header: close above it, within its width, in
+    two or more words (a header's names may stand closer together than its columns' gap)."""
+    box = union(r.bbox for r in run)
+    close = run[0].bbox.y0 - row.bbox.y1 <= MAX_ROW_GAP * max(row.bbox.height, run[0].bbox.height)
+    inside = box.x0 - MIN_COLUMN_GAP_PT <= row.bbox.x0 and row.bbox.x1 <= box.x1 + MIN_COLUMN_GAP_PT
+    return close and inside and len(row.words) >= 2
+
+
+def _grid_block(body: Sequence[Line], header: Line | None) -> Block | None:
+    """The grid as a table: columns from its body rows, the header's words in the nearest."""
+    columns = column_bounds([w.bbox for row in body for w in row.words], MIN_COLUMN_GAP_PT)
+    columns = _split_number_columns(body, columns)
+    full = sum(len({_column_of(columns, w.bbox.cx) for w in row.words}) >= MIN_COLUMNS for row in body)
+    if full < FULL_ROW_SHARE * len(body):
+        return None
+    if header is not None and not _over_columns(header, columns):
+        header = None
+    run = [header, *body] if header is not None else list(body)
+    grid = [[[w for w in row.words if _column_of(columns, w.bbox.cx) == c] for c in range(len(columns))] for row in run]
+    per_column = [
+        [
+            Line(join_words([w.text for w in cell]), union(w.bbox for w in cell), 1.0, tuple(cell))
+            for cell in column
+            if cell
+        ]
+        for column in zip(*grid, strict=True)
+    ]
+    if not all(cells_like(lines) for lines in per_column if lines):
+        return None
+    cells = [
+        TableCell(r, c, join_words([w.text for w in words]), _cell_box(words, columns[c], run[r]))
+        for r, row in enumerate(grid)
+        for c, words in enumerate(row)
+    ]
+    table = Table(len(run), len(columns), tuple(cells))
+    return Block("table", union(row.bbox for row in run), table_text(table), 1.0, (), table=table)
+
+
+def _over_columns(row: Line, columns: list[tuple[float, float]]) -> bool:
+    """Whether ``row`` names the columns: every word over one (a header may be wider than its
+    figures), at least ``MIN_COLUMNS`` and half of them named, and no sentence: not a line of
+    text above the grid ("Invoice no.: 1234" names one or two of an invoice's six columns; the
+    last line of a paragraph ends in a full stop)."""
+    if SENTENCE_END.search(row.text):
+        return False
+    named: set[int] = set()
+    for word in row.words:
+        c = _column_of(columns, word.bbox.cx)
+        if word.bbox.x1 < columns[c][0] or word.bbox.x0 > columns[c][1]:
+            return False
+        named.add(c)
+    return len(named) >= max(MIN_COLUMNS, len(columns) / 2)
+
+
+def _split_number_columns(run: Sequence[Line], columns: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Columns of numbers set close together (right-aligned figures a space apart, "303 1679.87
+    509000.61") come out of the whitespace test as one: a column whose every row holds the same
+    number of numbers (a header's names aside), the i-th of each row clear of the (i+1)-th of
+    every row, is that many."""
+    out: list[tuple[float, float]] = []
+    for x0, x1 in columns:
+        cells = [[w for w in row.words if x0 <= w.bbox.cx <= x1] for row in run]
+        filled = [sorted(cell, key=lambda w: w.bbox.x0) for cell in cells if cell]
+        if filled and not any(NUMBER.match(w.text) for w in filled[0]):
+            filled = filled[1:]  # the header's names above the figures
+        counts = {len(cell) for cell in filled}
+        if len(counts) == 1 and max(counts) >= 2 and all(NUMBER.match(w.text) for cell in filled for w in cell):
+            parts = [(min(c[i].bbox.x0 for c in filled), max(c[i].bbox.x1 for c in filled)) for i in range(max(counts))]
+            if all(a[1] < b[0] for a, b in itertools.pairwise(parts)):
+                out.extend(parts)
+                continue
+        out.append((x0, x1))
+    return out
+
+
+def _cell_box(words: Sequence[Word], column: tuple[float, float], row: Line) -> BBox:
+    return union(w.bbox for w in words) if words else BBox(column[0], row.bbox.y0, column[1], row.bbox.y1)
+
+
+def _column_of(columns: list[tuple[float, float]], x: float) -> int:
+    return min(range(len(columns)), key=lambda c: max(columns[c][0] - x, x - columns[c][1], 0.0))
