@@ -168,7 +168,8 @@ def script_of_poor_lines(
     full of code is Latin to OSD's look at its middle, and its Persian lines come back as Latin
     garbage of low confidence (lshort-fa p. 99 and 112, dev: CER 0.37 and 0.40; read with Arabic and
     English 0.19 and 0.18). Up to ``PROBE_LINES`` of them, spread over the page, are stacked into one
-    image for OSD. Only when languages are auto, and two lines or more were read poorly."""
+    image for OSD; the script it names must then hold the reading of two of those lines, each read
+    on its own for it. Only when languages are auto, and two lines or more were read poorly."""
     if options.languages != (AUTO,) or scripts[:1] != ("Latin",):
         return None
     detector = first_look_engine(options)
@@ -193,7 +194,18 @@ def script_of_poor_lines(
         top += crop.height
     found = detector.orientation(stacked, round(scale * 72))
     script = osd_script(found.script) if found is not None else "Latin"
-    return script if script not in ("Latin", "Han") and script in SCRIPT_MODELS else None
+    if script in ("Latin", "Han") or script not in SCRIPT_MODELS:
+        return None
+    # OSD alone is not enough to read the whole page again (OCRmyPDF's poster, display type read
+    # poorly, was read twice and passed its memory bound): the lines must read as that script.
+    languages = languages_to_ask((script, "Latin"), detector.capabilities.languages)
+    held = 0
+    for crop in crops:
+        out = detector.recognize(crop, RecognitionRequest(languages, "text", round(scale * 72)))
+        held += script in scripts_in("".join(ln.text for ln in out.lines))
+        if held >= MIXED_MIN_HAN_LINES:
+            return script
+    return None
 
 
 def _lines(blocks: list[Block]) -> list[Line]:
