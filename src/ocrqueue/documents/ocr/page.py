@@ -124,7 +124,9 @@ def recheck_script(context: PageContext) -> None:
     if not missing_models(options, needed(context.engine, "engine").name, context.scripts):
         han = holds_han(straight.image, raster.scale, list(context.blocks), options, context.scripts)
         if not (han and _reread(context, HAN, lambda found, _: "Han" in found)) and not _poor_lines_reread(context):
-            unseen = unseen_script(straight.image, raster.scale, context.blocks, options, context.scripts)
+            unseen = unseen_script(
+                straight.image, raster.scale, context.blocks, options, context.scripts, context.languages
+            )
             if unseen is not None:
                 _reread(context, (unseen.script,), lambda again, _: unseen.script in again, flip=unseen.flipped)
             scripts = script_to_reread(options, _text(context.blocks), context.languages)
