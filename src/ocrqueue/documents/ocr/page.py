@@ -58,10 +58,13 @@ def render(context: PageContext) -> None:
 @stage("ocr.detect")
 def detect(context: PageContext) -> None:
     """Reads the raster; adds the rotation and scripts of a first look, and turns the raster upright.
-    The render is let go once turned: held beside the turned copy, a page lying on its side would
-    keep two colour copies while it is read."""
+    The first look reads a band with ``eng`` before OSD only when the engine that took it may read
+    the page (engine auto or named). The render is let go once turned: held beside the turned
+    copy, a page lying on its side would keep two colour copies while it is read."""
     raster = needed(context.raster, "raster")
-    first = look(raster.image, raster.dpi, first_look_engine(context.options))
+    detector = first_look_engine(context.options)
+    english_first = context.options.engine in (AUTO, detector.name if detector is not None else None)
+    first = look(raster.image, raster.dpi, detector, english_first)
     if first.rotation:
         context.warn(_turned(first.rotation))
     context.rotation, context.scripts = first.rotation, first.scripts
