@@ -109,7 +109,14 @@ def _measure(
         read_headings = [b.text for b in result.blocks if b.type == "title"]
         r.headings = heading_counts(true_headings, read_headings)
         flow = [b.text for b in structure if b.kind != "table"]
-        r.boundaries = boundary_counts(flow, [b.text for b in result.blocks if b.type in _TEXT_BLOCKS])
+        # A list block holds its items one a line; each is a block, as each /LI of the truth is.
+        read_flow = [
+            part
+            for b in result.blocks
+            if b.type in _TEXT_BLOCKS
+            for part in (b.text.split("\n") if b.type == "list" else [b.text])
+        ]
+        r.boundaries = boundary_counts(flow, read_flow)
         r.order = order_score([b.text for b in structure], text)
     if tables:
         read_tables = [b.table.grid() for b in result.blocks if b.table is not None]

@@ -5,6 +5,8 @@
 - Paragraph boundaries: the words where a block starts (heading, paragraph, list item), in the
   truth and in the reading; the truth's words are aligned to the reading's (difflib, in order),
   and a boundary counts when the word it starts at is aligned to a word that starts a block there.
+  A list block's items are blocks of their own (the truth has one per ``/LI``); a true item's label
+  (its number or letter) the reading left out is stepped over.
 - Tables: a simplified TEDS on cell grids. The tree is table -> rows -> cells; its edit distance
   is computed with the rows aligned in order (inserting or deleting a row costs 1 plus its cells)
   and, within a pair of rows, the cells aligned in order (inserting or deleting a cell costs 1,
@@ -32,6 +34,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 HEADING_MATCH = 80.0
+_LABEL = re.compile(r"\d{1,3}|[a-z]|[ivx]{1,4}")  # a list item's number or letter, as a word
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,13 @@ def boundary_counts(true: Sequence[str], predicted: Sequence[str]) -> Counts:
     for block in matcher.get_matching_blocks():
         for k in range(block.size):
             aligned[block.a + k] = block.b + k
-    matched = sum(1 for i in true_starts if i in aligned and aligned[i] in pred_starts)
+    matched = 0
+    for i in true_starts:
+        # A list item's label ("311.", "a)") is in the tagged text; a reading gives the item without
+        # it (the Markdown list numbers its items itself), so an unaligned label is stepped over.
+        if i not in aligned and i + 1 < len(true_words) and _LABEL.fullmatch(true_words[i]):
+            i += 1
+        matched += i in aligned and aligned[i] in pred_starts
     return Counts(matched, len(pred_starts), len(true_starts))
 
 

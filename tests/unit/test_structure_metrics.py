@@ -86,6 +86,16 @@ def test_boundaries_count_only_where_a_block_starts_in_both() -> None:
     assert counts.recall == 1.0 and counts.precision < 0.5
 
 
+def test_a_list_items_label_the_reading_leaves_out_is_stepped_over() -> None:
+    """Tagged list items carry their labels ("311.", "b)"); a reading's list items do not (the
+    Markdown list numbers them), and their boundaries still fall where the truth's do."""
+    true = ["311. Linskey and others on surgery.", "312. Kalkanis on resection.", "b) A lettered item."]
+    read = ["Linskey and others on surgery.", "Kalkanis on resection.", "A lettered item."]
+    assert boundary_counts(true, read) == Counts(2, 2, 2)
+    # A word the reading dropped that is no label is not stepped over.
+    assert boundary_counts(["One two.", "Harbour three four."], ["One two.", "three four."]) == Counts(0, 1, 1)
+
+
 def test_block_order_is_one_in_order_and_zero_reversed() -> None:
     assert order_score(PARAGRAPHS, " ".join(PARAGRAPHS)) == 1.0
     assert order_score(PARAGRAPHS, " ".join(reversed(PARAGRAPHS))) == 0.0

@@ -12,6 +12,7 @@ formulas for titles or plain text).
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 from collections.abc import Iterable, Sequence
@@ -38,6 +39,10 @@ PROSE_MIN_WORDS = 8
 PROSE_END = re.compile(r"(?:[.!?,;:]|[^\W\d_A-Z\u00c0-\u00de])[\"'\u201d\u2019)]*$")
 TITLE_RATIO = 1.3
 H1_RATIO = 1.8
+# A pitch this share of the text size wider than the region's usual one sets paragraphs apart.
+PARAGRAPH_SPACE = 0.4
+MIN_PITCHES = 3
+RUNNING_LINE_MIN_WIDTH = 4.0  # in text sizes
 
 
 def line_size(line: Line) -> float:
@@ -68,16 +73,57 @@ def reading_sort(lines: Sequence[Line]) -> list[Line]:
     return [line for row in rows for line in sorted(row, key=lambda ln: ln.bbox.x0)]
 
 
+def _pitch(prev: Line, line: Line) -> float:
+    """Distance from one line to the next, the lesser of their tops' and bottoms' distances: a line
+    without capitals or ascenders has a lower top, one without descenders a higher bottom, and the
+    lesser of the two is the baseline distance far more often than either alone."""
+    return min(line.bbox.y0 - prev.bbox.y0, line.bbox.y1 - prev.bbox.y1)
+
+
+def _leading(lines: Sequence[Line]) -> float | None:
+    """The region's usual line pitch as a share of the text size (so footnotes and body text share
+    it): the median over successive lines of running text (of one size, at least
+    ``RUNNING_LINE_MIN_WIDTH`` sizes wide, closer than a line's height: the lines a paragraph is
+    made of); None with fewer than ``MIN_PITCHES`` of them. Fragments of a few characters (labels,
+    the pieces of vertical text read across) say nothing of a paragraph's leading."""
+    pitches = []
+    for prev, line in itertools.pairwise(lines):
+        size, prev_size = line_size(line), line_size(prev)
+        gap = line.bbox.y0 - prev.bbox.y1
+        if (
+            line.font_size
+            and prev.font_size
+            and abs(size - prev_size) <= 0.05 * max(size, prev_size)
+            and -0.5 * line.bbox.height < gap <= size
+            and min(line.bbox.width, prev.bbox.width) >= RUNNING_LINE_MIN_WIDTH * size
+        ):
+            pitches.append(_pitch(prev, line) / max(size, 1e-6))
+    return statistics.median(pitches) if len(pitches) >= MIN_PITCHES else None
+
+
 def paragraphs(lines: Sequence[Line]) -> list[list[Line]]:
+    """Lines grouped into paragraphs. Besides a gap taller than a line, a pitch wider than the
+    region's usual one by ``PARAGRAPH_SPACE`` of the text size ends a paragraph: word processors
+    and browsers set paragraphs apart by a space after them (LibreOffice's 0.25 cm, CSS margins)
+    smaller than a line, which the gap rule alone reads as one paragraph of the whole page. Only
+    between lines whose size the text layer gives: an OCR line's box, its only size, varies with its
+    ascenders and descenders by more than such a space."""
     groups: list[list[Line]] = []
+    leading = _leading(lines)
     for line in lines:
         if groups:
             prev = groups[-1][-1]
             size, prev_size = line_size(line), line_size(prev)
             gap = line.bbox.y0 - prev.bbox.y1
             same_size = max(size, prev_size) <= TITLE_RATIO * 0.95 * min(size, prev_size)
+            spaced = (
+                leading is not None
+                and bool(line.font_size and prev.font_size)
+                and _pitch(prev, line) > (leading + PARAGRAPH_SPACE) * max(size, prev_size)
+            )
             if (
                 gap <= max(size, prev_size)
+                and not spaced
                 and gap > -0.5 * line.bbox.height
                 and same_size
                 and line.monospace == prev.monospace
