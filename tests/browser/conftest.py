@@ -39,8 +39,11 @@ def service(db_url: str, store: Store, tmp_path: Path) -> Iterator[Service]:
         yield running
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """One browser a module, not a session: Playwright's sync API runs an event loop in the thread
+    while it is open, and every other test in the same pytest-xdist worker that prints a page with
+    Chromium (tests/documents) then failed, "using Playwright Sync API inside the asyncio loop"."""
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
         pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
     with sync_playwright() as playwright:

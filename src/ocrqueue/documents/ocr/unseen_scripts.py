@@ -109,6 +109,11 @@ def unseen_script(
     # poster, display type read poorly as a page, reads its lines alone with eng at 0.69, and the
     # Armenian model at 0.72 made it a page of Armenian, read twice (850 MB against 600).
     own = _confidence(engine, crops, RecognitionRequest(languages, "text", round(scale * 72)))
+    if own >= POOR_LINE_CONFIDENCE:
+        # Read alone, the lines are not poor (a page of Armenian's lines: 0.35 with eng): the page
+        # is in its own script, and loading the unseen scripts' models (15 MB more for the poster,
+        # 611 MB in one CI run against its 600 MB bound) would only be spent.
+        return None
     best, best_confidence = None, max(SURE, own + MARGIN)
     for script in candidates:
         request = RecognitionRequest((SCRIPT_MODELS[script].model,), "text", round(scale * 72))
