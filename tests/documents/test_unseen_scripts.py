@@ -62,3 +62,14 @@ def test_a_page_in_a_script_osd_cannot_see_is_read_with_its_model() -> None:
     assert page.languages[0] == "Armenian" and page.rotation == 0
     assert letters_cer("\n".join(ARMENIAN), read) <= 0.05, read
     assert not page.warnings
+
+
+def test_a_latin_page_read_poorly_whose_lines_read_well_alone_names_no_unseen_script() -> None:
+    """OCRmyPDF's poster is display type read poorly as a page, but its poor lines read well alone
+    with eng (0.69): it is in its own script, so its doubt is the plain low-confidence warning,
+    not a list of the fourteen scripts OSD cannot see."""
+    poster = Path(__file__).resolve().parents[1] / "resources" / "poster.pdf"
+    page = run(poster.read_bytes()).pages[0]
+    assert page.languages == ("eng",)
+    (doubt,) = page.doubts
+    assert doubt.startswith(LOW_CONFIDENCE_READING) and "script detection cannot tell" not in doubt, doubt

@@ -137,7 +137,9 @@ def recheck_script(context: PageContext) -> None:
                 _reread(context, scripts, lambda again, _: scripts[0] in again)
             elif read_for_another_script(options, context.scripts, _text(context.blocks)):
                 _second_look(context)
-            unseen_warned = unseen_warning(context.blocks, options, context.scripts)
+            unseen_warned = unseen_warning(
+                straight.image, raster.scale, context.blocks, options, context.scripts, context.languages
+            )
         context.scripts = scripts_in(_text(context.blocks)) or context.scripts
     vertical = _vertical_script_elsewhere(context)
     if vertical is not None:

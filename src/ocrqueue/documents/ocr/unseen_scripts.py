@@ -99,16 +99,7 @@ def unseen_script(
     candidates = [s for s in UNSEEN if SCRIPT_MODELS[s].model in engine.capabilities.languages]
     if not candidates:
         return None
-    poor = _poor(_lines(blocks))
-    step = len(poor) / min(len(poor), PROBE_LINES)
-    crops = []
-    for line in (poor[int(i * step)] for i in range(min(len(poor), PROBE_LINES))):
-        box = line.bbox.scaled(scale)
-        crops.append(padded_crop(image, (int(box.x0), int(box.y0), int(box.x1) + 1, int(box.y1) + 1))[0])
-    # The lines read again on their own with the page's own languages set the bar: OCRmyPDF's
-    # poster, display type read poorly as a page, reads its lines alone with eng at 0.69, and the
-    # Armenian model at 0.72 made it a page of Armenian, read twice (850 MB against 600).
-    own = _confidence(engine, crops, RecognitionRequest(languages, "text", round(scale * 72)))
+    crops, own = _read_alone(engine, image, scale, blocks, languages)
     if own >= POOR_LINE_CONFIDENCE:
         # Read alone, the lines are not poor (a page of Armenian's lines: 0.35 with eng): the page
         # is in its own script, and loading the unseen scripts' models (15 MB more for the poster,
@@ -124,6 +115,23 @@ def unseen_script(
     return best
 
 
+def _read_alone(
+    engine: OcrEngine, image: Image.Image, scale: float, blocks: Sequence[Block], languages: tuple[str, ...]
+) -> tuple[list[Image.Image], float]:
+    """A few of the page's poor lines (``PROBE_LINES``, spread over it) cropped, and the mean
+    confidence the page's own ``languages`` read them with on their own: the bar a model of an
+    unseen script must clear. OCRmyPDF's poster, display type read poorly as a page, reads its
+    lines alone with eng at 0.69, and the Armenian model at 0.72 made it a page of Armenian,
+    read twice (850 MB against 600)."""
+    poor = _poor(_lines(blocks))
+    step = len(poor) / min(len(poor), PROBE_LINES)
+    crops = []
+    for line in (poor[int(i * step)] for i in range(min(len(poor), PROBE_LINES))):
+        box = line.bbox.scaled(scale)
+        crops.append(padded_crop(image, (int(box.x0), int(box.y0), int(box.x1) + 1, int(box.y1) + 1))[0])
+    return crops, _confidence(engine, crops, RecognitionRequest(languages, "text", round(scale * 72)))
+
+
 def _confidence(engine: OcrEngine, crops: Sequence[Image.Image], request: RecognitionRequest) -> float:
     """The mean confidence of the words ``engine`` reads in ``crops`` (0 when it reads none)."""
     found = [w.confidence for c in crops for ln in engine.recognize(c, request).lines for w in ln.words]
@@ -131,16 +139,25 @@ def _confidence(engine: OcrEngine, crops: Sequence[Image.Image], request: Recogn
     return sum(confidences) / len(confidences) if confidences else 0.0
 
 
-def unseen_warning(blocks: Sequence[Block], options: ProcessOptions, scripts: tuple[str, ...]) -> str | None:
+def unseen_warning(
+    image: Image.Image,
+    scale: float,
+    blocks: Sequence[Block],
+    options: ProcessOptions,
+    scripts: tuple[str, ...],
+    languages: tuple[str, ...],
+) -> str | None:
     """For a page read poorly in a script OSD can see, with languages auto: a warning naming the
-    unseen scripts whose models are missing (it may be in one of them), or None."""
+    unseen scripts whose models are missing (it may be in one of them), or None; None too when
+    its poor lines read well alone with its own ``languages`` (the poster's display type: it is
+    in its own script, and its doubt is the plain low-confidence warning's)."""
     if options.languages != (AUTO,) or any(s in UNSEEN for s in scripts) or not read_poorly(blocks):
         return None
     engine = first_look_engine(options)
     if engine is None:
         return None
     missing = [s for s in UNSEEN if SCRIPT_MODELS[s].model not in engine.capabilities.languages]
-    if not missing:
+    if not missing or _read_alone(engine, image, scale, blocks, languages)[1] >= POOR_LINE_CONFIDENCE:
         return None
     lines = _lines(blocks)
     named = ", ".join(f"{s} ({SCRIPT_MODELS[s].package})" for s in missing)
