@@ -61,3 +61,8 @@ def column_bounds(boxes: list[BBox], min_gap: float) -> list[tuple[float, float]
         else:
             columns.append((x0, x1))
     return columns
+
+
+def nearest_column(columns: list[tuple[float, float]], x: float) -> int:
+    """The index of the column of ``columns`` (x ranges) that ``x`` lies in, or lies nearest to."""
+    return min(range(len(columns)), key=lambda c: max(columns[c][0] - x, x - columns[c][1], 0.0))

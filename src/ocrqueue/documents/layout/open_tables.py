@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ocrqueue.documents.geometry import BBox, union
-from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds
+from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, nearest_column
 from ocrqueue.documents.layout.code import is_listing
 from ocrqueue.documents.layout.rows import across_gutters, merge_rows
 from ocrqueue.documents.model import Line, Table, TableCell, Word
@@ -90,7 +90,7 @@ def band_table(band: RuleBand, lines: Sequence[Line]) -> Table | None:
     for r, row in enumerate(rows):
         per_column: list[list[Word]] = [[] for _ in columns]
         for word in row.words:
-            per_column[_nearest(columns, word.bbox.cx)].append(word)
+            per_column[nearest_column(columns, word.bbox.cx)].append(word)
         for c, words in enumerate(per_column):
             x0, x1 = columns[c]
             box = union(w.bbox for w in words) if words else BBox(x0, row.bbox.y0, x1, row.bbox.y1)
@@ -105,10 +105,6 @@ def _near(box: BBox) -> BBox:
 
 def _columns(rows: Sequence[Line]) -> list[tuple[float, float]]:
     return column_bounds([w.bbox for row in rows for w in row.words], MIN_COLUMN_GAP_PT)
-
-
-def _nearest(columns: list[tuple[float, float]], x: float) -> int:
-    return min(range(len(columns)), key=lambda c: max(columns[c][0] - x, x - columns[c][1], 0.0))
 
 
 def _lines_between(lines: Sequence[Line], x0: float, x1: float, y0: float, y1: float) -> list[Line]:
@@ -128,7 +124,7 @@ def _grid_like(lines: list[Line]) -> bool:
     columns = _columns(rows)
     if len(rows) < TWO_RULE_MIN_ROWS or len(columns) < 2:
         return False
-    spread = sum(len({_nearest(columns, w.bbox.cx) for w in row.words}) >= 2 for row in rows)
+    spread = sum(len({nearest_column(columns, w.bbox.cx) for w in row.words}) >= 2 for row in rows)
     return spread >= TWO_RULE_ROW_SHARE * len(rows)
 
 

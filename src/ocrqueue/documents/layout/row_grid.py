@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.aligned_columns import cells_like
-from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
+from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, nearest_column, table_text
 from ocrqueue.documents.layout.rows import merge_rows
 from ocrqueue.documents.model import Block, Line, Table, TableCell, Word
 from ocrqueue.documents.text import join_words
@@ -42,7 +42,7 @@ def row_grid_tables(lines: Sequence[Line], taken: Sequence[BBox]) -> list[Block]
     while i < len(rows):
         end = _run_end(rows, i)
         run = rows[i:end]
-        block = _grid_block(run, _header(rows, i, blocks)) if end - i >= MIN_ROWS else None
+        block = _grid_block(run, _header(rows, i, run, blocks)) if end - i >= MIN_ROWS else None
         if block is not None:
             blocks.append(block)
             i = end
@@ -58,9 +58,9 @@ def _cells(row: Line) -> list[tuple[float, float]]:
 def _run_end(rows: Sequence[Line], start: int) -> int:
     """Past the last row of the run from ``start``: rows of at least two cells, close together,
     whose words together still stand in at least ``MIN_COLUMNS`` columns."""
-    if len(_cells(rows[start])) < MIN_COLUMNS:
+    columns = _cells(rows[start])
+    if len(columns) < MIN_COLUMNS:
         return start
-    words: list[Word] = list(rows[start].words)
     end = start + 1
     while end < len(rows):
         row, above = rows[end], rows[end - 1]
@@ -68,19 +68,22 @@ def _run_end(rows: Sequence[Line], start: int) -> int:
             break
         if len(_cells(row)) < 2:
             break
-        if len(column_bounds([w.bbox for w in (*words, *row.words)], MIN_COLUMN_GAP_PT)) < MIN_COLUMNS:
+        # The run's columns so far stand for all its words: merging them with the row's words
+        # gives what merging every word would, without going over the run again a row at a time.
+        spans = [BBox(x0, 0.0, x1, 0.0) for x0, x1 in columns] + [w.bbox for w in row.words]
+        merged = column_bounds(spans, MIN_COLUMN_GAP_PT)
+        if len(merged) < MIN_COLUMNS:
             break
-        words.extend(row.words)
+        columns = merged
         end += 1
     return end
 
 
-def _header(rows: Sequence[Line], start: int, found: Sequence[Block]) -> Line | None:
-    """The row above the grid that starts at ``start`` when it is the grid's header."""
+def _header(rows: Sequence[Line], start: int, run: Sequence[Line], found: Sequence[Block]) -> Line | None:
+    """The row above ``run``, the grid that starts at ``start``, when it is the grid's header."""
     if start == 0 or (found and found[-1].bbox.y1 >= rows[start - 1].bbox.cy):
         return None
-    end = _run_end(rows, start)
-    return rows[start - 1] if _heads(rows[start - 1], rows[start:end]) else None
+    return rows[start - 1] if _heads(rows[start - 1], run) else None
 
 
 def _heads(row: Line, run: Sequence[Line]) -> bool:
@@ -96,13 +99,15 @@ def _grid_block(body: Sequence[Line], header: Line | None) -> Block | None:
     """The grid as a table: columns from its body rows, the header's words in the nearest."""
     columns = column_bounds([w.bbox for row in body for w in row.words], MIN_COLUMN_GAP_PT)
     columns = _split_number_columns(body, columns)
-    full = sum(len({_column_of(columns, w.bbox.cx) for w in row.words}) >= MIN_COLUMNS for row in body)
+    full = sum(len({nearest_column(columns, w.bbox.cx) for w in row.words}) >= MIN_COLUMNS for row in body)
     if full < FULL_ROW_SHARE * len(body):
         return None
     if header is not None and not _over_columns(header, columns):
         header = None
     run = [header, *body] if header is not None else list(body)
-    grid = [[[w for w in row.words if _column_of(columns, w.bbox.cx) == c] for c in range(len(columns))] for row in run]
+    grid = [
+        [[w for w in row.words if nearest_column(columns, w.bbox.cx) == c] for c in range(len(columns))] for row in run
+    ]
     per_column = [
         [
             Line(join_words([w.text for w in cell]), union(w.bbox for w in cell), 1.0, tuple(cell))
@@ -131,7 +136,7 @@ def _over_columns(row: Line, columns: list[tuple[float, float]]) -> bool:
         return False
     named: set[int] = set()
     for word in row.words:
-        c = _column_of(columns, word.bbox.cx)
+        c = nearest_column(columns, word.bbox.cx)
         if word.bbox.x1 < columns[c][0] or word.bbox.x0 > columns[c][1]:
             return False
         named.add(c)
@@ -161,7 +166,3 @@ def _split_number_columns(run: Sequence[Line], columns: list[tuple[float, float]
 
 def _cell_box(words: Sequence[Word], column: tuple[float, float], row: Line) -> BBox:
     return union(w.bbox for w in words) if words else BBox(column[0], row.bbox.y0, column[1], row.bbox.y1)
-
-
-def _column_of(columns: list[tuple[float, float]], x: float) -> int:
-    return min(range(len(columns)), key=lambda c: max(columns[c][0] - x, x - columns[c][1], 0.0))

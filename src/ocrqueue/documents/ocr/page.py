@@ -196,7 +196,6 @@ def _vertical_script_elsewhere(context: PageContext) -> tuple[str, ...] | None:
     if not found:
         return None
     engine, languages = _chosen(context, found, vertical=True)
-    languages = with_vertical_models(languages, engine.capabilities.languages)
     if (engine.name, languages) == (needed(context.engine, "engine").name, context.languages):
         return None
     return found if any(lang.endswith("_vert") for lang in languages) else None
@@ -220,8 +219,6 @@ def _reread(
     if flip:
         _flip(context)
     engine, languages = _chosen(context, scripts, vertical)
-    if vertical:
-        languages = with_vertical_models(languages, engine.capabilities.languages)
     blocks, figures = _read(context, engine, languages)
     found = scripts_in(_text(blocks))
     if not keep(found, blocks):
@@ -263,8 +260,10 @@ def recheck_accents(context: PageContext) -> None:
 def _chosen(
     context: PageContext, scripts: tuple[str, ...], vertical: bool = False
 ) -> tuple[OcrEngine, tuple[str, ...]]:
+    """The engine and languages for ``scripts``; set in vertical columns, with the vertical models."""
     engine_name, languages = choose(context.options, scripts, vertical)
-    return get_engine(engine_name), languages
+    engine = get_engine(engine_name)
+    return engine, with_vertical_models(languages, engine.capabilities.languages) if vertical else languages
 
 
 def _read(context: PageContext, engine: OcrEngine, languages: tuple[str, ...]) -> tuple[tuple[Block, ...], Figures]:

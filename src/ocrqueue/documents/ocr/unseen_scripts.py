@@ -91,9 +91,7 @@ def unseen_script(
     page were turned upside down), and better than the page's own ``languages`` read them;
     None otherwise, and when languages were named. ``image`` is the page as read (upright and
     straight), ``scale`` its pixels per point."""
-    if options.languages != (AUTO,) or any(s in UNSEEN for s in scripts) or not read_poorly(blocks):
-        return None
-    engine = first_look_engine(options)
+    engine = _probing_engine(blocks, options, scripts)
     if engine is None:
         return None
     candidates = [s for s in UNSEEN if SCRIPT_MODELS[s].model in engine.capabilities.languages]
@@ -113,6 +111,14 @@ def unseen_script(
             if confidence >= best_confidence:
                 best, best_confidence = Unseen(script, flipped), confidence
     return best
+
+
+def _probing_engine(blocks: Sequence[Block], options: ProcessOptions, scripts: tuple[str, ...]) -> OcrEngine | None:
+    """The engine that took the first look, when a page read poorly may be in an unseen script:
+    languages auto, no unseen script named already, most lines poor (``read_poorly``)."""
+    if options.languages != (AUTO,) or any(s in UNSEEN for s in scripts) or not read_poorly(blocks):
+        return None
+    return first_look_engine(options)
 
 
 def _read_alone(
@@ -151,9 +157,7 @@ def unseen_warning(
     unseen scripts whose models are missing (it may be in one of them), or None; None too when
     its poor lines read well alone with its own ``languages`` (the poster's display type: it is
     in its own script, and its doubt is the plain low-confidence warning's)."""
-    if options.languages != (AUTO,) or any(s in UNSEEN for s in scripts) or not read_poorly(blocks):
-        return None
-    engine = first_look_engine(options)
+    engine = _probing_engine(blocks, options, scripts)
     if engine is None:
         return None
     missing = [s for s in UNSEEN if SCRIPT_MODELS[s].model not in engine.capabilities.languages]
