@@ -11,8 +11,10 @@ scan (``scan``), through open_document and process_page with the default options
 Pages whose document has no trustworthy text layer (scans, photos, OCR'd PDFs) are read as they
 are (with the ``text_layer`` variant only), for crashes and speed.
 
-Measures (tests/data/metrics.py, tests/data/structure_metrics.py): CER and bag-of-words F1 against
-the text layer; where the PDF is tagged, heading precision/recall/F1, paragraph-boundary F1 and
+Measures (tests/data/metrics.py, tests/data/structure_metrics.py): CER against the text layer in the
+nearer of two orders made by readers that are not ours (PDFium's, close to the content stream, and
+Poppler's pdftotext, which finds columns: a stream may run straight across a page's columns), and
+``cer_stream`` against PDFium's order alone; bag-of-words F1 against the text layer; where the PDF is tagged, heading precision/recall/F1, paragraph-boundary F1 and
 block order against its structure tree; table TEDS and cell-text F1 against tagged tables and the
 CSVs tabula-py ships. Prints rows per split, producer family and variant, then per split, page
 kind and variant, with pages/s, crashes, and pages whose text came back mostly inside figures;
@@ -45,9 +47,9 @@ from data.documents_corpus import (  # noqa: E402
     load_manifest,
     load_pages,
     table_truth,
-    truth_text,
+    truth_orders,
 )
-from data.metrics import bag_of_words_f1, full_text, text_cer  # noqa: E402
+from data.metrics import bag_of_words_f1, full_text, text_cer, text_cer_nearest  # noqa: E402
 from data.realpages import DEFAULT_CACHE, RENDER_DPI, clean_png, scan_jpeg  # noqa: E402
 from data.structure_metrics import (  # noqa: E402
     Counts,
@@ -73,6 +75,7 @@ class Reading:
     crash: str = ""
     source: str = ""
     cer: float | None = None
+    cer_stream: float | None = None
     f1: float | None = None
     figure_text: bool = False
     headings: Counts | None = None
@@ -98,10 +101,11 @@ def page_bytes(page: CorpusPage, variant: str, cache: Path) -> bytes:
 
 
 def _measure(
-    r: Reading, result: PageResult, truth: str, structure: list[TruthBlock], tables: list[list[list[str]]]
+    r: Reading, result: PageResult, orders: list[str], structure: list[TruthBlock], tables: list[list[list[str]]]
 ) -> None:
     text = full_text(result)
-    r.cer, r.f1 = text_cer(truth, text), bag_of_words_f1(truth, text)
+    r.cer, r.cer_stream = text_cer_nearest(orders, text), text_cer(orders[0], text)
+    r.f1 = bag_of_words_f1(orders[0], text)
     figure_chars = sum(len(b.text) for b in result.blocks if b.type == "figure")
     r.figure_text = r.cer > 0.5 and figure_chars > 0
     if structure:
@@ -134,7 +138,7 @@ def read(page: CorpusPage, variant: str, options: ProcessOptions, cache: Path, t
         return Reading(page, variant, time.perf_counter() - started, crash=f"{type(error).__name__}: {error}"[:200])
     r = Reading(page, variant, time.perf_counter() - started, source=result.source)
     if page.truth == "text_layer":
-        _measure(r, result, str(truth["text"]), truth["structure"], truth["tables"])  # type: ignore[arg-type]
+        _measure(r, result, truth["orders"], truth["structure"], truth["tables"])  # type: ignore[arg-type]
     return r
 
 
@@ -154,6 +158,7 @@ def summarise(readings: list[Reading], within: str) -> dict[str, dict[str, objec
             "pages": len(rs),
             "scored": len(scored),
             "cer": _mean([r.cer for r in scored]),
+            "cer_stream": _mean([r.cer_stream for r in scored]),
             "f1": _mean([r.f1 for r in scored]),
             "heading_p": round(headings.precision, 3) if headings.true or headings.predicted else None,
             "heading_r": round(headings.recall, 3) if headings.true or headings.predicted else None,
@@ -180,7 +185,19 @@ def _cell(value: object) -> str:
 
 
 def print_table(title: str, summary: dict[str, dict[str, object]]) -> None:
-    columns = ("pages", "scored", "cer", "f1", "heading_f1", "boundary_f1", "order", "tables", "teds", "cell_f1")
+    columns = (
+        "pages",
+        "scored",
+        "cer",
+        "cer_stream",
+        "f1",
+        "heading_f1",
+        "boundary_f1",
+        "order",
+        "tables",
+        "teds",
+        "cell_f1",
+    )
     print(f"\n{'split':5} {title:12} {'variant':10} " + " ".join(f"{c:>11}" for c in columns) + "  crash fig pages/s")
     for key, row in summary.items():
         split, part, variant = key.split("/")
@@ -243,12 +260,12 @@ def main() -> None:
     options = ProcessOptions()
     readings: list[Reading] = []
     for page in pages:
-        truth: dict[str, object] = {"text": "", "structure": [], "tables": []}
+        truth: dict[str, object] = {"orders": [], "structure": [], "tables": []}
         if page.truth == "text_layer":
             structure = page_structure(page.pdf_path(args.cache), page.page) if docs[page.doc].get("tagged") else []
             csv_table = table_truth(docs[page.doc], page.page, args.cache)
             tables = [b.rows for b in structure if b.kind == "table"] + ([csv_table] if csv_table else [])
-            truth = {"text": truth_text(page, args.cache), "structure": structure, "tables": tables}
+            truth = {"orders": truth_orders(page, args.cache), "structure": structure, "tables": tables}
         # Pages without truth are read only as they are (text_layer), for crashes and speed.
         for variant in variants if page.truth == "text_layer" else [v for v in variants if v == "text_layer"]:
             r = read(page, variant, options, args.cache, truth)
@@ -256,7 +273,7 @@ def main() -> None:
             if args.per_page:
                 print(
                     f"{page.id:36} {page.family:11} {page.kind:11} {page.split:4} {variant:10} "
-                    f"cer {_cell(r.cer):>6} h {_cell(r.headings.f1 if r.headings else None):>6} "
+                    f"cer {_cell(r.cer):>6} stream {_cell(r.cer_stream):>6} h {_cell(r.headings.f1 if r.headings else None):>6} "
                     f"b {_cell(r.boundaries.f1 if r.boundaries else None):>6} o {_cell(r.order):>6} "
                     f"t {','.join(f'{t[0]:.2f}' for t in r.tables) or '-':10} {r.seconds:6.2f}s {r.source:10}"
                     + (" FIGURE" if r.figure_text else "")

@@ -282,3 +282,18 @@ def truth_text(page: CorpusPage, cache: Path) -> str:
         return str(pdf[page.page - 1].get_textpage().get_text_range())
     finally:
         pdf.close()
+
+
+def truth_orders(page: CorpusPage, cache: Path) -> list[str]:
+    """The page's text layer in two orders made by readers that are not ours: PDFium's (close to the
+    content stream's) and Poppler's (``pdftotext``, which finds columns). A producer is free to
+    write text in any order, so the stream order of a three-column manual may run straight across
+    its columns (Distiller's i1040nr); where the two disagree, neither alone is the reading order,
+    and CER is taken against the nearer one (``text_cer_nearest``)."""
+    poppler = subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", "-f", str(page.page), "-l", str(page.page), str(page.pdf_path(cache)), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [truth_text(page, cache), poppler]

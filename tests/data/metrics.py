@@ -88,6 +88,13 @@ def text_cer(reference: str, hypothesis: str) -> float:
     return Levenshtein.distance(ref, hyp) / max(1, len(ref))
 
 
+def text_cer_nearest(references: Sequence[str], hypothesis: str) -> float:
+    """CER against the nearest of several references that differ only in order (the same text layer
+    as two independent readers order it): a reading is not punished for choosing a reading order
+    that one of them also chose."""
+    return min(text_cer(reference, hypothesis) for reference in references)
+
+
 def tokens(text: str) -> list[str]:
     """Words of letters, digits and the marks on them (a Thai vowel, a Devanagari matra, an Arabic
     haraka belong to their word); in scripts written without spaces, each character with its marks."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from data.metrics import bag_of_words_f1, normalise, text_cer, tokens
+from data.metrics import bag_of_words_f1, normalise, text_cer, text_cer_nearest, tokens
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -74,3 +74,13 @@ def test_word_f1_counts_words_and_character_f1_characters() -> None:
 def test_a_zero_width_space_is_not_text_but_a_non_joiner_is() -> None:
     assert text_cer("ថាតើ\u200bgedit\u200bគួរ", "ថាតើgeditគួរ") == 0.0
     assert text_cer("می\u200cشود", "میشود") > 0.0
+
+
+def test_a_reading_in_either_reference_order_scores_as_that_order() -> None:
+    across = "left one right one left two right two"
+    down = "left one left two right one right two"
+    assert text_cer(across, down) > 0.3
+    assert text_cer_nearest([across, down], down) == 0.0
+    assert text_cer_nearest([across, down], "left one left twa right one right two") == text_cer(
+        down, "left one left twa right one right two"
+    )
