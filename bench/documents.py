@@ -14,8 +14,9 @@ are (with the ``text_layer`` variant only), for crashes and speed.
 Measures (tests/data/metrics.py, tests/data/structure_metrics.py): CER against the text layer in the
 nearer of two orders made by readers that are not ours (PDFium's, close to the content stream, and
 Poppler's pdftotext, which finds columns: a stream may run straight across a page's columns), and
-``cer_stream`` against PDFium's order alone; bag-of-words F1 against the text layer; where the PDF is tagged, heading precision/recall/F1, paragraph-boundary F1 and
-block order against its structure tree; table TEDS and cell-text F1 against tagged tables and the
+``cer_stream`` against PDFium's order alone; bag-of-words F1 against the text layer; where the PDF
+is tagged, heading precision/recall/F1, paragraph-boundary F1 and block order against its structure
+tree; table TEDS and cell-text F1 against tagged tables and the
 CSVs tabula-py ships. Prints rows per split, producer family and variant, then per split, page
 kind and variant, with pages/s, crashes, and pages whose text came back mostly inside figures;
 then one JSON line.
@@ -273,7 +274,8 @@ def main() -> None:
             if args.per_page:
                 print(
                     f"{page.id:36} {page.family:11} {page.kind:11} {page.split:4} {variant:10} "
-                    f"cer {_cell(r.cer):>6} stream {_cell(r.cer_stream):>6} h {_cell(r.headings.f1 if r.headings else None):>6} "
+                    f"cer {_cell(r.cer):>6} stream {_cell(r.cer_stream):>6} "
+                    f"h {_cell(r.headings.f1 if r.headings else None):>6} "
                     f"b {_cell(r.boundaries.f1 if r.boundaries else None):>6} o {_cell(r.order):>6} "
                     f"t {','.join(f'{t[0]:.2f}' for t in r.tables) or '-':10} {r.seconds:6.2f}s {r.source:10}"
                     + (" FIGURE" if r.figure_text else "")
