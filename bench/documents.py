@@ -65,7 +65,9 @@ from ocrqueue.documents import PageResult, ProcessOptions, keep_page_buffers, op
 from ocrqueue.settings import Settings  # noqa: E402
 
 VARIANTS = ("text_layer", "clean", "scan")
-_TEXT_BLOCKS = ("title", "text", "list", "caption", "code")
+# Blocks of the page's flow: a running head or footer is a block of its own, as the truth's /P is
+# where the tags give one (and a boundary at a word the tags leave out is not judged).
+_TEXT_BLOCKS = ("title", "text", "list", "caption", "code", "header", "footer")
 
 
 @dataclass

@@ -6,7 +6,10 @@
   truth and in the reading; the truth's words are aligned to the reading's (difflib, in order),
   and a boundary counts when the word it starts at is aligned to a word that starts a block there.
   A list block's items are blocks of their own (the truth has one per ``/LI``); a true item's label
-  (its number or letter) the reading left out is stepped over.
+  (its number or letter) the reading left out is stepped over. A reading's boundary is judged
+  only inside the truth's text: one at a word the truth does not have (a running head or a
+  printer's stamp the tags leave out as an artifact, a table's text) or before the truth's first
+  word (after such a head) falls where the truth cannot say, and is not counted.
 - Tables: a simplified TEDS on cell grids. The tree is table -> rows -> cells; its edit distance
   is computed with the rows aligned in order (inserting or deleting a row costs 1 plus its cells)
   and, within a pair of rows, the cells aligned in order (inserting or deleting a cell costs 1,
@@ -105,18 +108,24 @@ def boundary_counts(true: Sequence[str], predicted: Sequence[str]) -> Counts:
     true_words, true_starts = _starts(true)
     pred_words, pred_starts = _starts(predicted)
     aligned: dict[int, int] = {}
+    place: dict[int, int] = {}  # a reading's word -> the truth's word it stands for
     matcher = difflib.SequenceMatcher(None, true_words, pred_words, autojunk=False)
-    for block in matcher.get_matching_blocks():
-        for k in range(block.size):
-            aligned[block.a + k] = block.b + k
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        for k in range(j2 - j1):
+            if op == "equal":
+                aligned[i1 + k] = j1 + k
+            if op != "insert":  # a misread word stands for the truth's; an inserted one for none
+                place[j1 + k] = i1 + min(k, i2 - i1 - 1)
+    # Boundaries of the reading judged: inside the truth's text (see the module's docstring).
+    judged = {b for b in pred_starts if place.get(b, 0) > 0}
     matched = 0
     for i in true_starts:
         # A list item's label ("311.", "a)") is in the tagged text; a reading gives the item without
         # it (the Markdown list numbers its items itself), so an unaligned label is stepped over.
         if i not in aligned and i + 1 < len(true_words) and _LABEL.fullmatch(true_words[i]):
             i += 1
-        matched += i in aligned and aligned[i] in pred_starts
-    return Counts(matched, len(pred_starts), len(true_starts))
+        matched += i in aligned and aligned[i] in judged
+    return Counts(matched, len(judged), len(true_starts))
 
 
 def _cell_cost(a: str, b: str) -> float:

@@ -102,3 +102,14 @@ def test_block_order_is_one_in_order_and_zero_reversed() -> None:
     swapped = " ".join([PARAGRAPHS[1], PARAGRAPHS[0], *PARAGRAPHS[2:]])
     assert 0.5 < order_score(PARAGRAPHS, swapped) < 1.0  # type: ignore[operator]
     assert order_score(PARAGRAPHS[:1], PARAGRAPHS[0]) is None
+
+
+def test_boundaries_at_words_the_truth_leaves_out_are_not_judged() -> None:
+    """A running head or a printer's stamp is an artifact the tags leave out: the reading's block
+    for it, and the boundary after it before the truth's first word, fall where the truth cannot
+    say; a boundary inside the truth's text is still judged."""
+    true = ["One two three.", "Four five six."]
+    read = ["Printed by someone on a date.", "One two three.", "Four five six.", "Page 7"]
+    assert boundary_counts(true, read) == Counts(1, 1, 1)
+    split = ["Printed by someone.", "One two", "three.", "Four five six."]
+    assert boundary_counts(true, split) == Counts(1, 2, 1)
