@@ -3,12 +3,15 @@ read column by column, right to left, top to bottom, as their readers read them.
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 from metrics import cer
 from support.printed import chromium_page, printed_pdf
 
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
+from ocrqueue.documents.layout.vertical import is_vertical, stacked_into_columns, vertical_blocks
 from ocrqueue.documents.model import Line
 from ocrqueue.documents.ocr.page import with_vertical_models
 
@@ -33,6 +36,57 @@ def test_vertical_columns_read_right_to_left_from_the_text_layer(
         pdf = printed_pdf(page, paragraphs, lang, font, vertical=True, size_pt=18)
     blocks = run(pdf, mode="text").pages[0].blocks
     assert [b.text for b in blocks] == list(paragraphs)
+
+
+GAZETTE_TIERS = (
+    ("道路交通法施行令の一部を改正する政令をここに公布する。", "内閣は法律の施行に伴いこの政令を制定する。"),
+    ("第二条第一項の表の青色の灯火の項を改める。", "歩行者は道路を横断してはならないこと。"),
+)
+
+
+def _gazette_lines() -> list[Line]:
+    """A page's text layer as PDFium gives a gazette that Acrobat Distiller set (pdfminer.six's
+    samples): two tiers of columns, top down, each column right to left, every character (or a
+    character with its punctuation) a line of its own, the columns in a shuffled order, so that
+    neither the lines nor their order show the columns."""
+    size, pitch = 8.0, 9.5
+    columns: list[list[Line]] = []
+    for tier, paragraphs in enumerate(GAZETTE_TIERS):
+        top, x = 60.0 + tier * 260.0, 500.0
+        for paragraph in paragraphs:
+            for start in range(0, len(paragraph), 18):
+                pieces = re.findall(r".[、。」]*", paragraph[start : start + 18])
+                y, column = top, []
+                for piece in pieces:
+                    column.append(Line(piece, BBox(x, y, x + size, y + len(piece) * size)))
+                    y += len(piece) * pitch
+                columns.append(column)
+                x -= 2 * size
+            x -= 2 * size  # a blank column between paragraphs
+    random.Random(7).shuffle(columns)
+    return [line for column in columns for line in column]
+
+
+def test_a_gazette_written_a_character_a_line_reads_tier_by_tier_right_to_left() -> None:
+    columns = stacked_into_columns(_gazette_lines())
+    assert is_vertical(columns)
+    assert [b.text for b in vertical_blocks(columns)] == [p for tier in GAZETTE_TIERS for p in tier]
+
+
+def test_one_character_lines_of_a_horizontal_table_are_not_stacked_into_columns() -> None:
+    cells = [
+        Line(ch, BBox(100 + 80 * k, 100 + 30 * row, 112 + 80 * k, 112 + 30 * row))
+        for row in range(4)
+        for k, ch in enumerate("甲乙丙")
+    ]
+    prose = [
+        Line(
+            "これは横書きの本文です。表の前に置かれた説明の文章が続きます。" * 2,
+            BBox(100, 20 + 16 * i, 500, 32 + 16 * i),
+        )
+        for i in range(3)
+    ]
+    assert stacked_into_columns(cells + prose) == cells + prose
 
 
 def _column(x: float, top: float, bottom: float, text: str) -> Line:

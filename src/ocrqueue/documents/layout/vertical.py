@@ -1,7 +1,11 @@
 """Pages set in vertical columns (Japanese and Chinese ``tategaki``): characters top to bottom,
 columns right to left. Lines here are columns; the horizontal layout rules (rows, gaps between
 lines, indents) do not apply to them, so such a page's text is read column by column, right to
-left, and cut into paragraphs where the gap between columns widens or a column ends short."""
+left, and cut into paragraphs where the gap between columns widens or a column ends short. A page
+in tiers (a newspaper's 段: rows of columns one above the other) is read tier by tier, top down.
+Some producers (Acrobat Distiller's gazettes) write every character as a text object of its own, so
+a text layer gives a column as a stack of one-character lines: they are stacked into columns
+first (``stacked_into_columns``)."""
 
 from __future__ import annotations
 
@@ -20,6 +24,11 @@ COLUMN_MIN_ASPECT = 3.0  # a column is this many times taller than wide
 VERTICAL_MIN_SHARE = 0.6  # of a page's characters in columns: the page is set vertically
 PARAGRAPH_GAP = 1.0  # column widths between two columns that are not in one paragraph
 SHORT_COLUMN = 2.0  # column widths short of the page's longest column: the paragraph ends there
+PIECE_MAX_CHARS = 5  # a piece of a column: a character, or a few set as one text object ("む。」")
+PIECE_MAX_WIDTH = 1.5  # piece widths (the median's) across: wider is not one column's piece
+SAME_COLUMN = 0.4  # piece widths between two pieces' centres across: one column
+PIECE_GAP = 1.0  # piece heights of blank paper between two pieces down one column, at most
+TIER_OVERLAP = 0.5  # of a column's height (or the tier's, if shorter) beside a tier: it stands in it
 
 
 def is_column(line: Line) -> bool:
@@ -35,20 +44,88 @@ def is_vertical(lines: Sequence[Line]) -> bool:
     return total > 0 and sum(len(line.text) for line in lines if is_column(line)) >= VERTICAL_MIN_SHARE * total
 
 
+def _is_piece(line: Line, width: float) -> bool:
+    return len(line.text) <= PIECE_MAX_CHARS and line.bbox.width <= PIECE_MAX_WIDTH * width and mostly_wide(line.text)
+
+
+def stacked_into_columns(lines: Sequence[Line]) -> list[Line]:
+    """``lines`` with one-character lines that stand one under another, as a column's characters
+    do, joined into one line a column (top to bottom; a wide blank down a column ends it). Only
+    when such pieces hold most of the characters: on a horizontal page a stack of one-character
+    lines is a list of cells, not a column."""
+    wide = [ln for ln in lines if mostly_wide(ln.text) and len(ln.text) <= PIECE_MAX_CHARS]
+    if not wide:
+        return list(lines)
+    width = statistics.median(ln.bbox.width / max(1, len(ln.text.strip())) for ln in wide)
+    pieces = [ln for ln in lines if _is_piece(ln, width)]
+    total = sum(len(ln.text) for ln in lines)
+    if sum(len(ln.text) for ln in pieces) < VERTICAL_MIN_SHARE * total:
+        return list(lines)
+    across: list[list[Line]] = []
+    for piece in sorted(pieces, key=lambda ln: -ln.bbox.cx):
+        if across and abs(across[-1][0].bbox.cx - piece.bbox.cx) <= SAME_COLUMN * width:
+            across[-1].append(piece)
+        else:
+            across.append([piece])
+    columns: list[Line] = []
+    for stack in across:
+        runs: list[list[Line]] = []
+        for piece in sorted(stack, key=lambda ln: ln.bbox.y0):
+            if runs and piece.bbox.y0 - runs[-1][-1].bbox.y1 <= PIECE_GAP * width:
+                runs[-1].append(piece)
+            else:
+                runs.append([piece])
+        columns += [_column_of(run) for run in runs]
+    chosen = {id(ln) for ln in pieces}
+    return [ln for ln in lines if id(ln) not in chosen] + columns
+
+
+def _column_of(run: list[Line]) -> Line:
+    if len(run) == 1:
+        return run[0]
+    confidences = [ln.confidence for ln in run if ln.confidence is not None]
+    return Line(
+        "".join(ln.text.replace(" ", "") for ln in run),
+        union(ln.bbox for ln in run),
+        min(confidences) if confidences else None,
+        tuple(w for ln in run for w in ln.words),
+        run[0].font_size,
+        False,
+    )
+
+
+def _tiers(lines: Sequence[Line]) -> list[list[Line]]:
+    """Lines in tiers, top down: a line stands in a tier when half of its height, or of the tier's
+    if that is shorter, is beside it."""
+    tiers: list[tuple[float, float, list[Line]]] = []
+    for line in sorted(lines, key=lambda ln: ln.bbox.y0):
+        box = line.bbox
+        if tiers:
+            top, bottom, members = tiers[-1]
+            if min(bottom, box.y1) - max(top, box.y0) >= TIER_OVERLAP * min(box.height, bottom - top):
+                tiers[-1] = (top, max(bottom, box.y1), [*members, line])
+                continue
+        tiers.append((box.y0, box.y1, [line]))
+    return [members for _, _, members in tiers]
+
+
 def vertical_blocks(lines: Sequence[Line]) -> list[Block]:
-    """Text blocks of a vertical page: its columns right to left, a paragraph per run of columns."""
+    """Text blocks of a vertical page: tier by tier, top down, its columns right to left, a
+    paragraph per run of columns."""
     if not lines:
         return []
-    columns = sorted(lines, key=lambda ln: -ln.bbox.cx)
-    width = statistics.median(ln.bbox.width for ln in columns)
-    bottom = max(ln.bbox.y1 for ln in columns)
-    groups: list[list[Line]] = [[columns[0]]]
-    for column in columns[1:]:
-        before = groups[-1][-1]
-        gap = before.bbox.x0 - column.bbox.x1
-        if gap > PARAGRAPH_GAP * width or before.bbox.y1 < bottom - SHORT_COLUMN * width:
-            groups.append([])
-        groups[-1].append(column)
+    width = statistics.median(ln.bbox.width for ln in lines)
+    groups: list[list[Line]] = []
+    for tier in _tiers(lines):
+        columns = sorted(tier, key=lambda ln: -ln.bbox.cx)
+        bottom = max(ln.bbox.y1 for ln in columns)
+        groups.append([columns[0]])
+        for column in columns[1:]:
+            before = groups[-1][-1]
+            gap = before.bbox.x0 - column.bbox.x1
+            if gap > PARAGRAPH_GAP * width or before.bbox.y1 < bottom - SHORT_COLUMN * width:
+                groups.append([])
+            groups[-1].append(column)
     return [
         Block(
             "text",

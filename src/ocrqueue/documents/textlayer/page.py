@@ -34,7 +34,7 @@ from ocrqueue.documents.layout.rows import across_gutters, split_line
 from ocrqueue.documents.layout.stacked_rows import split_stacked_rows
 from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables
-from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
+from ocrqueue.documents.layout.vertical import is_vertical, stacked_into_columns, vertical_blocks
 from ocrqueue.documents.layout.xycut import Region, xy_cut_page
 from ocrqueue.documents.model import Block, Line, TableCell, Word, figure_name
 from ocrqueue.documents.scripts import languages_for, scripts_in
@@ -211,8 +211,9 @@ def from_text_layer(
     drawn round text (a "table" of one column, a shaded code listing) is a frame: its text is
     read as blocks of its own, kept together. A page set in vertical columns is read column by
     column, right to left (layout/vertical.py)."""
-    if is_vertical(layer.lines):
-        return tuple(vertical_blocks(layer.lines)), {}
+    columns = stacked_into_columns(layer.lines)
+    if is_vertical(columns):
+        return tuple(vertical_blocks(columns)), {}
     width, height = page.width, page.height
     page_body = body_size(layer.lines)
     # A picture behind running text is its background: the text is read, the picture left out.
