@@ -35,6 +35,7 @@ from ocrqueue.documents.layout.stacked_rows import split_stacked_rows
 from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables
 from ocrqueue.documents.layout.vertical import is_vertical, stacked_into_columns, vertical_blocks
+from ocrqueue.documents.layout.word_spaces import justified_spaces
 from ocrqueue.documents.layout.xycut import Region, xy_cut_page
 from ocrqueue.documents.model import Block, Line, TableCell, Word, figure_name
 from ocrqueue.documents.scripts import languages_for, scripts_in
@@ -82,18 +83,18 @@ def _vector_tables(rules: list[BBox], width: float, height: float) -> list[Vecto
 WORD_BOX_TRIM = 0.2
 
 
-def _regions(words: list[Word], tables: list[BBox], width: float, height: float) -> list[BBox]:
+def _regions(lines: list[Line], tables: list[BBox], width: float, height: float) -> list[BBox]:
     """Column-aware regions in reading order, from word boxes drawn on a coarse grid. A text
     layer's word boxes run from the font's ascent to its descent, so the lines of a paragraph set
     with little leading touch on the grid: a paragraph made one band of ink, the page's "line
     height" (xycut's gutter for its type) grew to a paragraph's, and the gutters of a newspaper's
     columns (0.25 in) or of a two-column exam sheet were too narrow to cut: their lines were read
-    across the columns. Drawn without the top and bottom of each box, lines stay apart."""
+    across the columns. Drawn without the top and bottom of each box, lines stay apart. A
+    justified line's word spaces are drawn too (layout/word_spaces.py): two short lines of a
+    newspaper's column whose wide spaces overlap were cut apart as columns."""
     grid = np.zeros((int(height * GRID_SCALE) + 1, int(width * GRID_SCALE) + 1), dtype=bool)
-    trimmed = [
-        BBox(b.x0, b.y0 + WORD_BOX_TRIM * b.height, b.x1, b.y1 - WORD_BOX_TRIM * b.height)
-        for b in (w.bbox for w in words)
-    ]
+    boxes = [w.bbox for ln in lines for w in ln.words] + justified_spaces(lines)
+    trimmed = [BBox(b.x0, b.y0 + WORD_BOX_TRIM * b.height, b.x1, b.y1 - WORD_BOX_TRIM * b.height) for b in boxes]
     for box in trimmed + tables:
         grid[
             int(box.y0 * GRID_SCALE) : math.ceil(box.y1 * GRID_SCALE),
@@ -268,7 +269,7 @@ def from_text_layer(
 
     boxes = [box for _, box in islands]
     (flow,), margin = split_margin([flow])
-    regions = _regions([w for ln in flow for w in ln.words], boxes, width, height)
+    regions = _regions(flow, boxes, width, height)
     body = body_size(flow)
     blocks: list[Block] = []
     placed: set[int] = set()
