@@ -7,7 +7,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
-from ocrqueue.documents.model import PageResult
+from ocrqueue.documents.model import Line, PageResult, line_text
 
 
 def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
@@ -134,15 +134,23 @@ def bag_of_words_f1(reference: str, hypothesis: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def _line_text(line: Line) -> str:
+    """A line's text without the bullets the PDF draws as shapes (a word with the role "bullet"):
+    they are no characters of the text layer the truth is, and the reading adds them."""
+    if not any(w.role == "bullet" for w in line.words):
+        return line.text
+    return line_text([w for w in line.words if w.role != "bullet"])
+
+
 def full_text(page: PageResult) -> str:
     """Everything a page result says, in its reading order: every block's lines (headers, footers,
-    captions, figure labels included), a table's cells row by row."""
+    captions, figure labels included; drawn bullets left out), a table's cells row by row."""
     parts: list[str] = []
     for block in page.blocks:
         if block.table is not None:
             parts.extend(" ".join(row) for row in block.table.grid())
         elif block.lines:
-            parts.extend(line.text for line in block.lines)
+            parts.extend(_line_text(line) for line in block.lines)
         elif block.text:
             parts.append(block.text)
     return "\n".join(parts)

@@ -1,6 +1,6 @@
 """Paragraphs on the text layer of pages Chromium prints from HTML (issue 22's paragraph-boundary
 F1): a newspaper's narrow justified columns, whose short lines spread their spaces wider than the
-gutter, come back a block per paragraph.
+gutter, come back a block per paragraph; a list whose bullets are drawn shapes, an item each.
 
 Needs Debian's chromium and Playwright (the browser tests' pair); skipped without chromium.
 """
@@ -37,6 +37,21 @@ GAZETTE = (
     + "</div></body></html>"
 )
 
+POINTS = [
+    "The committee met on Tuesday to review the plans for the harbour",
+    "Residents spoke about the noise of the works at night",
+    "The council promised to limit the works to daytime hours",
+    "The new pier should be finished before the winter storms arrive",
+]
+SLIDE = (
+    '<html><body style="font-family:sans-serif;margin:0.6in;font-size:20pt">'
+    '<h1 style="font-size:32pt">Harbour works</h1><ul style="list-style-type:disc">'
+    + "".join(f"<li>{p}</li>" for p in POINTS)
+    + '</ul><ul style="list-style-type:square">'
+    + "".join(f"<li>{p}</li>" for p in POINTS[:2])
+    + "</ul></body></html>"
+)
+
 
 @pytest.fixture(scope="module")
 def printed() -> Iterator[dict[str, bytes]]:
@@ -49,7 +64,7 @@ def printed() -> Iterator[dict[str, bytes]]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
         tab = browser.new_page()
-        for name, html in {"gazette": GAZETTE}.items():
+        for name, html in {"gazette": GAZETTE, "slide": SLIDE}.items():
             tab.set_content(html)
             margin = {side: "0" for side in ("top", "bottom", "left", "right")}
             out[name] = tab.pdf(format="A4", margin=margin)
@@ -66,3 +81,12 @@ def test_justified_newspaper_columns_keep_their_paragraphs_whole(printed: dict[s
     assert " ".join(texts).split() == " ".join(PARAGRAPHS).split()
     assert len(texts) <= len(PARAGRAPHS) + 4  # at most one paragraph broken at each column's foot
     assert all(len(t.split()) >= 5 for t in texts)
+
+
+def test_drawn_bullets_make_list_items(printed: dict[str, bytes]) -> None:
+    """Chromium paints a list's discs and squares as paths; the text layer has no bullet, and the
+    items ran together as one paragraph. Each item is an item of a list, its text whole."""
+    page = run(printed["slide"]).pages[0]
+    items = [item for b in page.blocks if b.type == "list" for item in b.text.split("\n")]
+    assert items == [*POINTS, *POINTS[:2]]
+    assert not [b for b in page.blocks if b.type == "text"]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from data.metrics import bag_of_words_f1, normalise, text_cer, text_cer_nearest, tokens
+from data.metrics import bag_of_words_f1, full_text, normalise, text_cer, text_cer_nearest, tokens
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.model import Block, Line, PageResult, Word, line_text
 
 THAI = "ภาษาไทยเขียนติดกันโดยไม่เว้นวรรคระหว่างคำ"
 JAPANESE = "パッケージをビルドするにはこのコマンドを使います"
@@ -84,3 +87,15 @@ def test_a_reading_in_either_reference_order_scores_as_that_order() -> None:
     assert text_cer_nearest([across, down], "left one left twa right one right two") == text_cer(
         down, "left one left twa right one right two"
     )
+
+
+def test_a_drawn_bullet_is_left_out_of_the_scored_text() -> None:
+    """A bullet the PDF draws as a shape is a word the reading adds ("role": "bullet"); the text
+    layer the reading is scored against has no such character. A bullet set as a character is
+    text of the layer, and stays."""
+    box = BBox(0, 0, 10, 10)
+    drawn = (Word("\u2022", box, 1.0, role="bullet"), Word("Harbour", box, 1.0), Word("works", box, 1.0))
+    typed = (Word("\u2022", box, 1.0), Word("Pier", box, 1.0))
+    lines = (Line(line_text(drawn), box, 1.0, drawn), Line(line_text(typed), box, 1.0, typed))
+    page = PageResult(0, 10, 10, "text_layer", (Block("list", box, "Harbour works\nPier", 1.0, lines),))
+    assert full_text(page) == "Harbour works\n\u2022 Pier"

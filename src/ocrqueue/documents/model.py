@@ -31,8 +31,8 @@ BLOCK_TYPES: tuple[BlockType, ...] = (
 )
 
 
-WordRole = Literal["superscript"]
-WORD_ROLES: tuple[WordRole, ...] = ("superscript",)
+WordRole = Literal["superscript", "bullet"]
+WORD_ROLES: tuple[WordRole, ...] = ("superscript", "bullet")
 
 
 def _bbox(value: Any) -> BBox:
@@ -56,7 +56,8 @@ def _mark_direction(d: dict[str, Any], text: str) -> None:
 class Word:
     """A word; ``chars`` holds one box per character of ``text`` when they were asked for
     (text-layer pages with ProcessOptions.char_boxes). ``role`` "superscript": a footnote or
-    reference marker set small and raised after the word before it, with no space between."""
+    reference marker set small and raised after the word before it, with no space between; "bullet":
+    a list's bullet the PDF draws as a shape, not a character of its text layer ("•" stands for it)."""
 
     text: str
     bbox: BBox

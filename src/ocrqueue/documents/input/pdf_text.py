@@ -19,6 +19,7 @@ import pypdfium2.raw as pdfium_c
 from ocrqueue.documents.bidi import has_rtl, is_rtl
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.indic_order import in_visual_order, logical_indices
+from ocrqueue.documents.input.drawn_bullets import with_drawn_bullets
 from ocrqueue.documents.input.letter_spacing import rejoin_letter_spaced
 from ocrqueue.documents.input.pages import TextLayer
 from ocrqueue.documents.input.pdfframe import PageFrame
@@ -55,7 +56,8 @@ def read_text_layer(page: pdfium.PdfPage, frame: PageFrame, char_boxes: bool = F
     lines = [line for line in lines if frame.shown.contains_center_of(line.bbox)]
     if in_visual_order("".join(line.text for line in lines)):
         lines = [_in_logical_order(line) for line in lines]
-    coverage, images, drawings = _images(page, frame)
+    coverage, images, drawings, marks = _images(page, frame)
+    lines = with_drawn_bullets(lines, marks)
     return TextLayer(tuple(lines), chars, bad, coverage, images, drawings, turn)
 
 
@@ -402,12 +404,13 @@ def _per_char_text(textpage: pdfium.PdfTextPage, n: int) -> list[str]:
     return out
 
 
-def _images(page: pdfium.PdfPage, frame: PageFrame) -> tuple[float, tuple[BBox, ...], tuple[BBox, ...]]:
+def _images(page: pdfium.PdfPage, frame: PageFrame) -> tuple[float, tuple[BBox, ...], tuple[BBox, ...], list[BBox]]:
     """Raster images and vector drawings on the page (top-left point boxes, cut to the visible page:
-    a figure's crop is rendered from the page, and what lies outside it cannot be), and the share of
-    the page the images cover (a scan with a thin text layer is mostly image)."""
-    images, drawings = graphics(page, frame)
+    a figure's crop is rendered from the page, and what lies outside it cannot be), the share of
+    the page the images cover (a scan with a thin text layer is mostly image), and the small marks
+    that may be drawn bullets."""
+    images, drawings, marks = graphics(page, frame)
     images, drawings = frame.cut(images), frame.cut(drawings)
     covered = sum(box.area for box in images)
     crop = frame.crop
-    return (min(1.0, covered / crop.area) if crop.area > 0 else 0.0), tuple(images), tuple(drawings)
+    return (min(1.0, covered / crop.area) if crop.area > 0 else 0.0), tuple(images), tuple(drawings), marks

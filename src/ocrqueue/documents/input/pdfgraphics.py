@@ -17,6 +17,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.input.drawn_bullets import is_mark
 from ocrqueue.documents.input.pdfframe import PageFrame
 
 Matrix = tuple[float, float, float, float, float, float]  # a, b, c, d, e, f as in PDF
@@ -116,14 +117,16 @@ def _segment_points(obj: pdfium.PdfObject) -> list[tuple[float, float, bool]]:
     return points
 
 
-def graphics(page: pdfium.PdfPage, frame: PageFrame) -> tuple[list[BBox], list[BBox]]:
-    """Raster images and vector drawings, as boxes in the displayed page's points. A drawing is a
-    form XObject on the page that draws paths or images (how LaTeX, Word and most tools place a
-    chart), boxed round what it shows (paths, images and labels, each cut to its clip path),
-    or a cluster of at least DRAWING_MIN_PATHS paths on the page itself that are not
-    mostly thin lines (a ruled table is)."""
+def graphics(page: pdfium.PdfPage, frame: PageFrame) -> tuple[list[BBox], list[BBox], list[BBox]]:
+    """Raster images, vector drawings and small filled marks (drawn bullets:
+    input/drawn_bullets.py), as boxes in the displayed page's points. A drawing is a form XObject
+    on the page that draws paths or images (how LaTeX, Word and most tools place a chart), boxed
+    round what it shows (paths, images and labels, each cut to its clip path), or a cluster of at
+    least DRAWING_MIN_PATHS paths on the page itself that are not mostly thin lines (a ruled table
+    is)."""
     images: list[BBox] = []
     drawings: list[BBox] = []
+    marks: list[BBox] = []
     loose_paths: list[tuple[float, float, float, float]] = []
     drawn: list[tuple[float, float, float, float]] = []  # what the current form draws, page space
     labels: list[tuple[float, float, float, float]] = []  # and the text it shows
@@ -139,10 +142,18 @@ def graphics(page: pdfium.PdfPage, frame: PageFrame) -> tuple[list[BBox], list[B
             (labels if kind == pdfium_c.FPDF_PAGEOBJ_TEXT else drawn).extend([shown] if shown is not None else [])
         elif depth == 0 and kind == pdfium_c.FPDF_PAGEOBJ_PATH:
             loose_paths.append(_bounds(obj, outer))
+        if kind == pdfium_c.FPDF_PAGEOBJ_PATH and _filled(obj):
+            box = frame.box(*_bounds(obj, outer))
+            marks.extend([box] if is_mark(box) else [])
     if drawn:
         drawings.append(frame.box(*_union(drawn + labels)))
     drawings += [frame.box(*box) for box in _path_clusters(loose_paths)]
-    return images, drawings
+    return images, drawings, marks
+
+
+def _filled(obj: pdfium.PdfObject) -> bool:
+    fill, stroke = ctypes.c_int(), ctypes.c_int()
+    return bool(pdfium_c.FPDFPath_GetDrawMode(obj, fill, stroke)) and fill.value != pdfium_c.FPDF_FILLMODE_NONE
 
 
 def _shown_bounds(obj: pdfium.PdfObject, outer: Matrix) -> tuple[float, float, float, float] | None:
