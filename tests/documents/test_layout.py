@@ -29,6 +29,16 @@ def test_xy_cut_reads_title_then_left_then_right_column() -> None:
     assert [(r.x0, r.y0) for r in regions] == [(10, 5), (10, 20), (55, 20)]
 
 
+def test_columns_under_a_line_across_them_are_read_whole_though_they_end_paragraphs_together() -> None:
+    mask = np.zeros((120, 100), dtype=bool)
+    mask[5:10, 10:90] = True  # a standfirst across both columns
+    for y in [*range(14, 50, 6), *range(60, 110, 6)]:  # both columns end a paragraph at rows 50-60
+        mask[y : y + 3, 10:45] = True
+        mask[y : y + 3, 55:90] = True
+    regions = xy_cut(mask, min_col_gap=5)
+    assert [(r.x0, r.y0, r.y1) for r in regions] == [(10, 5, 10), (10, 14, 111), (55, 14, 111)]
+
+
 def test_header_and_footer_come_first_and_last() -> None:
     mask = np.zeros((200, 100), dtype=bool)
     mask[2:5, 10:40] = True  # header

@@ -271,8 +271,33 @@ def _cut(
     if not across_first and not _any_band_has_gutter(sub, gaps, min_col_gap):
         out.append(r)  # a single column of rows: one region, its lines are found by the engine
         return
-    s, e = max(gaps, key=lambda g: g[1] - g[0])
+    s, e = _across(sub, gaps, min_col_gap, narrow)
     for part in (Region(r.x0, r.y0, r.x1, r.y0 + s), Region(r.x0, r.y0 + e, r.x1, r.y1)):
         trimmed = _trim(mask, part)
         if trimmed is not None:
             _cut(mask, trimmed, min_col_gap, out, depth - 1, narrow)
+
+
+EDGE_GAPS = 3  # gaps from the top and from the bottom of a region tried before its widest
+
+
+def _across(sub: Mask, gaps: list[tuple[int, int]], min_col_gap: int, narrow: NarrowGutter | None) -> tuple[int, int]:
+    """Where to cut a region across: under a few rows at its top that hold no columns (a title, a
+    standfirst running across the columns) when the rest then parts at a gutter, or likewise over a
+    few rows at its bottom; else at its widest gap between rows. Under a magazine's standfirst the
+    widest gap was one where both columns happened to end a paragraph at the same height, and the
+    upper halves of both columns were read before the lower ones. Only a few gaps from each edge
+    are tried, and the large side only for a gutter: what runs across columns sits there, and
+    trying every gap of a page of lines cost a quarter of the text layer's time."""
+    for gap in gaps[:EDGE_GAPS]:
+        if _one_column(sub[: gap[0]], min_col_gap) and _gutters(sub[gap[1] :], min_col_gap, narrow)[0]:
+            return gap
+    for gap in reversed(gaps[-EDGE_GAPS:]):
+        if _one_column(sub[gap[1] :], min_col_gap) and _gutters(sub[: gap[0]], min_col_gap, narrow)[0]:
+            return gap
+    return max(gaps, key=lambda g: g[1] - g[0])
+
+
+def _one_column(part: Mask, min_col_gap: int) -> bool:
+    """Whether no two rows of a part stand in columns."""
+    return not _any_band_has_gutter(part, _runs(part.any(axis=1)), min_col_gap)
