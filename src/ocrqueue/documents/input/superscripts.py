@@ -53,11 +53,18 @@ class Superscripts:
 
 def join_after_markers(lines: list[Line]) -> list[Line]:
     """Lines joined where PDFium ended one after a marker and the next goes on along the same
-    baseline, a word space or so to its right."""
+    baseline, a word space or so to its right; or where it ended one before a marker set apart
+    from the word before it by a space (InDesign's "metastases. 395-397 Best"): the next line
+    opens with it, and took its small size for the size of its whole line, which then broke the
+    paragraph in two around it. Such a marker stays a word of its own after its space, as set."""
     out: list[Line] = []
     for line in lines:
         prev = out[-1] if out else None
-        if prev is not None and prev.words and prev.words[-1].role == "superscript" and _goes_on(prev, line):
+        if (
+            prev is not None
+            and prev.words
+            and (_opens_with_marker(prev, line) or (prev.words[-1].role == "superscript" and _goes_on(prev, line)))
+        ):
             words = prev.words + line.words
             out[-1] = Line(
                 line_text(words), union([prev.bbox, line.bbox]), prev.confidence, words, prev.font_size, prev.monospace
@@ -73,6 +80,25 @@ def _goes_on(prev: Line, line: Line) -> bool:
     overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
     gap = b.x0 - prev.bbox.x1
     return -0.1 * size <= gap <= MAX_JOIN_GAP * size and overlap >= 0.5 * min(a.height, b.height)
+
+
+def _opens_with_marker(prev: Line, line: Line) -> bool:
+    """Whether ``line`` begins, right after ``prev`` on its row, with a marker: set smaller (the
+    size of its first character, which the line carries) and no lower at its top than ``prev``'s
+    text, the words after it (if any) taller than it."""
+    size, marker_size = prev.font_size, line.font_size
+    if not size or not marker_size or marker_size > MAX_SIZE * size or not line.words:
+        return False
+    body, marker = _body(prev), line.words[0].bbox
+    overlap = min(body.y1, marker.y1) - max(body.y0, marker.y0)
+    gap = marker.x0 - prev.bbox.x1
+    rest_taller = all(w.bbox.height > marker.height for w in line.words[1:] if w.role != "superscript")
+    return (
+        -0.1 * size <= gap <= MAX_JOIN_GAP * size
+        and marker.y0 <= body.y0 + MIN_RAISE * size
+        and overlap >= 0.5 * marker.height
+        and rest_taller
+    )
 
 
 def _body(line: Line) -> BBox:
