@@ -288,3 +288,18 @@ def test_display_formula_in_a_text_layer_is_a_formula_block() -> None:
     page = run(builder.build()).pages[0]
     assert page.source == "text_layer"
     assert [(b.type, b.text) for b in page.blocks if b.type != "text"] == [("formula", "E = m c2 + p v")]
+
+
+def test_a_slanting_watermark_is_read_first_and_leaves_the_columns_whole() -> None:
+    """DRAFT in 90-point type at 45 degrees across two columns, drawn first, under the text (as
+    LaTeX's draftwatermark does): its box covers both columns, so with it among the lines the
+    columns were one region, read line by line straight across."""
+    pdf = PdfBuilder()
+    ops = ["BT /F2 90 Tf 0.7071 0.7071 -0.7071 0.7071 200 250 Tm (DRAFT) Tj ET"]
+    ops += [PdfBuilder.text(60, 80 + i * 16, 10, f"Left column line {i} of the first article.") for i in range(30)]
+    ops += [PdfBuilder.text(320, 80 + i * 16, 10, f"Right column line {i} of the second one.") for i in range(30)]
+    pdf.add_page(ops)
+    blocks = run(pdf.build(), mode="text").pages[0].blocks
+    assert blocks[0].text == "DRAFT"
+    text = " ".join(b.text for b in blocks[1:])
+    assert text.index("Left column line 29") < text.index("Right column line 0")

@@ -7,6 +7,7 @@ blocks from it (``from_text_layer``); pipeline.py runs them.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -35,6 +36,7 @@ from ocrqueue.documents.layout.stacked_rows import split_stacked_rows
 from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables
 from ocrqueue.documents.layout.vertical import is_vertical, stacked_into_columns, vertical_blocks
+from ocrqueue.documents.layout.watermarks import split_watermarks, watermark_blocks
 from ocrqueue.documents.layout.word_spaces import justified_spaces
 from ocrqueue.documents.layout.xycut import Region, xy_cut_page
 from ocrqueue.documents.model import Block, Line, TableCell, Word, figure_name
@@ -211,12 +213,15 @@ def from_text_layer(
     it; text inside a figure (axis labels, diagram words) is the figure's lines, not prose. A box
     drawn round text (a "table" of one column, a shaded code listing) is a frame: its text is
     read as blocks of its own, kept together. A page set in vertical columns is read column by
-    column, right to left (layout/vertical.py)."""
+    column, right to left (layout/vertical.py). A watermark is read first and kept out of the
+    layout (layout/watermarks.py)."""
     columns = stacked_into_columns(layer.lines)
     if is_vertical(columns):
         return tuple(vertical_blocks(columns)), {}
     width, height = page.width, page.height
     page_body = body_size(layer.lines)
+    kept, watermarks = split_watermarks(layer.lines, page_body)
+    layer = replace(layer, lines=tuple(kept))
     # A picture behind running text is its background: the text is read, the picture left out.
     drawn = [
         _with_labels(box, layer.lines)
@@ -292,7 +297,7 @@ def from_text_layer(
         blocks.extend(b for _, group in sorted(groups, key=lambda g: g[0]) for b in group)
     blocks.extend(b for i in range(len(islands)) if i not in placed for b in island_blocks(i))
     blocks = with_notes(blocks, build_blocks(reading_sort(margin), height, body))
-    return tuple(blocks), images
+    return (*watermark_blocks(watermarks), *blocks), images
 
 
 LISTING_MIN_LINES = 3
