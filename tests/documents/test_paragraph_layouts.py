@@ -1,6 +1,7 @@
 """Paragraphs on the text layer of pages Chromium prints from HTML (issue 22's paragraph-boundary
 F1): a newspaper's narrow justified columns, whose short lines spread their spaces wider than the
-gutter, come back a block per paragraph; a list whose bullets are drawn shapes, an item each.
+gutter, come back a block per paragraph; a list whose bullets are drawn shapes, an item each; a
+form's boxes, a block per label.
 
 Needs Debian's chromium and Playwright (the browser tests' pair); skipped without chromium.
 """
@@ -52,6 +53,30 @@ SLIDE = (
     + "</ul></body></html>"
 )
 
+# A form's rows, each cut into boxes its own way (shares of the width): a label in each box.
+FORM_ROWS = [
+    [("APPLICATION FOR A HARBOUR BERTH", 1.0)],
+    [("NAME OF VESSEL", 0.35), ("PORT OF REGISTRY", 0.65)],
+    [("OWNER", 0.2), ("STREET AND NUMBER", 0.5), ("POSTCODE", 0.3)],
+    [("LENGTH OVERALL", 0.6), ("DRAUGHT", 0.4)],
+    [("SAIL", 0.25), ("MOTOR", 0.25), ("ROWING", 0.25), ("OTHER", 0.25)],
+    [("SIGNATURE OF THE OWNER", 0.7), ("DATE", 0.3)],
+]
+FORM = (
+    '<html><body style="font-family:sans-serif;font-size:9pt;margin:0.7in">'
+    + "".join(
+        '<div style="display:flex;border:1px solid black;border-top:none">'
+        + "".join(
+            f'<div style="box-sizing:border-box;width:{share * 100:.0f}%;height:0.45in;padding:3pt;'
+            f'border-left:{"1px solid black" if k else "none"}">{label}</div>'
+            for k, (label, share) in enumerate(row)
+        )
+        + "</div>"
+        for row in FORM_ROWS
+    ).replace("border-top:none", "border-top:1px solid black", 1)
+    + "</body></html>"
+)
+
 
 @pytest.fixture(scope="module")
 def printed() -> Iterator[dict[str, bytes]]:
@@ -64,7 +89,7 @@ def printed() -> Iterator[dict[str, bytes]]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
         tab = browser.new_page()
-        for name, html in {"gazette": GAZETTE, "slide": SLIDE}.items():
+        for name, html in {"gazette": GAZETTE, "slide": SLIDE, "form": FORM}.items():
             tab.set_content(html)
             margin = {side: "0" for side in ("top", "bottom", "left", "right")}
             out[name] = tab.pdf(format="A4", margin=margin)
@@ -90,3 +115,11 @@ def test_drawn_bullets_make_list_items(printed: dict[str, bytes]) -> None:
     items = [item for b in page.blocks if b.type == "list" for item in b.text.split("\n")]
     assert items == [*POINTS, *POINTS[:2]]
     assert not [b for b in page.blocks if b.type == "text"]
+
+
+def test_a_forms_boxes_are_read_box_by_box_not_as_one_table(printed: dict[str, bytes]) -> None:
+    """Rows cut into boxes each their own way make a ruled grid whose cells mostly span several
+    of its columns: a form, not a table. Each box's label is a block, row by row, left to right."""
+    page = run(printed["form"]).pages[0]
+    assert not [b for b in page.blocks if b.type == "table"]
+    assert [b.text for b in page.blocks] == [label for row in FORM_ROWS for label, _ in row]

@@ -237,6 +237,9 @@ def from_text_layer(
     # One column of cells is a box round text (a listing shaded line by line), not a table.
     frames += [t[0] for t in tables if t[2] == 1]
     tables = [t for t in tables if t[2] > 1]
+    # A form's boxes: each is a frame, its text read as blocks of its own.
+    frames += [cell.bbox for t in tables if _is_form(t) for cell in t[3]]
+    tables = [t for t in tables if not _is_form(t)]
     open_tables = _open_tables(rulings, layer.lines, [t[0] for t in tables] + figures + frames)
     if find_tables_too:
         taken = [t[0] for t in tables] + figures + frames + [b.bbox for b in open_tables]
@@ -290,7 +293,8 @@ def from_text_layer(
         else:
             chunks = at_notes(reading_sort(lines), margin)
             groups = [(b.bbox.y0, [b]) for chunk in chunks for b in build_blocks(chunk, height, body)]
-        for i, box in sorted(enumerate(boxes), key=lambda item: item[1].y0):  # figures named top down
+        # Top down (figures are named so), left to right along a row (a form's boxes).
+        for i, box in sorted(enumerate(boxes), key=lambda item: (item[1].y0, item[1].x0)):
             if i not in placed and region.contains_center_of(box):
                 placed.add(i)
                 groups.append((box.y0, island_blocks(i)))
@@ -298,6 +302,20 @@ def from_text_layer(
     blocks.extend(b for i in range(len(islands)) if i not in placed for b in island_blocks(i))
     blocks = with_notes(blocks, build_blocks(reading_sort(margin), height, body))
     return (*watermark_blocks(watermarks), *blocks), images
+
+
+FORM_MAX_FILL = 0.5  # share of a grid's places its cells stand in, at most, for a form's boxes
+
+
+def _is_form(table: VectorTable) -> bool:
+    """A ruled grid whose cells stand in fewer than ``FORM_MAX_FILL`` of its rows x columns
+    places: most of them span several, because each row is cut into boxes its own way (a form:
+    a field's label and box, then a row of checkboxes, then a box across the page). A table's
+    rows share their columns (dev split: every tagged table fills 0.73 or more of its grid; the
+    forms of Acrobat and of a Quartz slide 0.08-0.43). Read as one table, an application form's
+    page was one block of 153 cells."""
+    _, n_rows, n_cols, cells = table
+    return len(cells) < FORM_MAX_FILL * n_rows * n_cols
 
 
 LISTING_MIN_LINES = 3
