@@ -49,6 +49,21 @@ def test_header_and_footer_come_first_and_last() -> None:
     assert [(r.x0, r.y0) for r in regions] == [(10, 2), (10, 20), (55, 20), (60, 190)]
 
 
+def test_columns_whose_lines_do_not_line_up_have_no_running_head() -> None:
+    """Four columns from the top of the page, their lines a cell or two apart from column to column
+    after the first (a paragraph's space or a heading in one column shifts its lines): across the
+    page only slivers of gap are left between rows, and the first row was set apart by more than
+    one and a half of those, read as a running head. Each column is read whole."""
+    mask = np.zeros((400, 210), dtype=bool)
+    for k, shift in enumerate((0, 1, 2, 0)):
+        x = 10 + 50 * k
+        for i in range(40):
+            y = 10 + 6 * i + (shift if i else 0)
+            mask[y : y + 3, x : x + 40] = True
+    regions = xy_cut_page(mask, 5, 0.07)
+    assert [(r.x0, r.y0) for r in regions] == [(10, 10), (60, 10), (110, 10), (160, 10)]
+
+
 def test_words_of_one_row_stay_left_to_right_whatever_their_heights() -> None:
     """A Chinese word and a Latin word on one row have centres a fraction of a point apart; bands
     of a fixed height once put the right one first when their centres fell either side of an edge

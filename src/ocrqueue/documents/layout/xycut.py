@@ -112,8 +112,8 @@ def xy_cut_page(mask: Mask, min_col_gap: int, margin_band: float, cells_per_inch
     the body inside the top or bottom ``margin_band`` (share of the height), so they come first and
     last whatever the columns between them do. Gutters are at least ``min_col_gap`` wide and wider
     than the page's type makes the space between words (``_gap_for_type``). Set apart means wider
-    than 1.5 times the page's typical gap between rows and than half the header's (footer's) own
-    height: the first line of a paragraph at the top of a page is no header. With
+    than 1.5 times the page's typical gap between rows (``_typical_row_gap``) and than half the
+    header's (footer's) own height: the first line of a paragraph at the top of a page is no header. With
     ``cells_per_inch``, narrower gutters split tall text between wide columns (NarrowGutter)."""
     height = mask.shape[0]
     rows: Mask = np.asarray(mask.any(axis=1), dtype=bool)
@@ -130,8 +130,7 @@ def xy_cut_page(mask: Mask, min_col_gap: int, margin_band: float, cells_per_inch
             max(2, round(line)),
         )
     band = int(height * margin_band)
-    inner = sorted(e - s for s, e in gaps[1:-1])
-    typical = inner[len(inner) // 2] if inner else 0
+    typical = _typical_row_gap(mask, cells_per_inch or DEFAULT_CELLS_PER_INCH)
     ink = np.flatnonzero(rows)
 
     def set_apart(gap: tuple[int, int], own_height: int) -> bool:
@@ -186,6 +185,19 @@ def _gap_for_type(mask: Mask, cells_per_inch: int) -> int:
         bands = edges[1::2] - edges[0::2]
         heights.extend(int(h) for h in bands if h <= limit)
     return int(np.ceil(GUTTER_PER_LINE_HEIGHT * float(np.median(heights)))) if heights else 0
+
+
+def _typical_row_gap(mask: Mask, cells_per_inch: int) -> int:
+    """The median gap between rows of ink, measured in strips ``STRIP_IN`` wide, as the line height
+    is (``_gap_for_type``): across the whole page, columns whose lines do not line up (a heading
+    in one column shifts its lines against the next's) leave only slivers of gap between rows, so
+    the page's typical gap was a sliver, and the first line of each column at the top of a
+    newspaper's page was set apart by more than one and a half of it: a running head each."""
+    width = max(1, round(STRIP_IN * cells_per_inch))
+    strips = np.logical_or.reduceat(mask, np.arange(0, mask.shape[1], width), axis=1)
+    # Each strip's first and last gaps left out: they may be the very gaps that set a head apart.
+    inner = sorted(e - s for strip in strips.T for s, e in _runs(strip)[1:-1])
+    return inner[len(inner) // 2] if inner else 0
 
 
 def _any_band_has_gutter(sub: Mask, gaps: list[tuple[int, int]], min_col_gap: int) -> bool:
