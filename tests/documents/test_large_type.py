@@ -50,3 +50,39 @@ def test_a_large_bold_title_over_a_ruled_table_keeps_its_stems() -> None:
     assert page.blocks[0].text == "Invoice 26961"
     table = next(b for b in page.blocks if b.table is not None)
     assert table.table is not None and table.table.grid()[1][1:] == ["Consulting hours", "17"]
+
+
+def _faint_rules_table() -> bytes:
+    """A ruled table as LibreOffice exports it, rendered at 300 dpi: a dark frame and column rules,
+    the rules between rows grey hairlines that fall across two rows of pixels."""
+    from io import BytesIO
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", (2480, 1000), 255)
+    draw = ImageDraw.Draw(image)
+    body = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", 38)
+    rows = [("No.", "Description", "Quantity")] + [(str(k), f"Item number {k}", str(3 * k)) for k in range(1, 7)]
+    xs, top, height = (150, 450, 1500, 2300), 100, 80
+    bottom = top + len(rows) * height
+    draw.rectangle((xs[0], top, xs[-1], bottom), outline=0, width=3)
+    for x in xs[1:-1]:
+        draw.line((x, top, x, bottom), fill=0, width=3)
+    for r in range(1, len(rows)):
+        y, grey = top + r * height, 205 if r in (2, 5) else 120  # some hairlines fall on one row
+        draw.line((xs[0], y, xs[-1], y), fill=grey)
+        draw.line((xs[0], y + 1, xs[-1], y + 1), fill=grey)
+    for r, row in enumerate(rows):
+        for x, cell in zip(xs, row, strict=False):
+            draw.text((x + 20, top + r * height + 18), cell, font=body, fill=0)
+    out = BytesIO()
+    image.save(out, format="PNG", dpi=(300, 300))
+    return out.getvalue()
+
+
+def test_a_table_ruled_between_rows_with_grey_hairlines_keeps_its_rows() -> None:
+    """Rows whose hairline was lighter than the ink threshold were read as one row."""
+    page = run(_faint_rules_table(), engine="tesseract", languages=["eng"]).pages[0]
+    table = next(b for b in page.blocks if b.table is not None)
+    assert table.table is not None
+    assert [row[1] for row in table.table.grid()] == ["Description", *(f"Item number {k}" for k in range(1, 7))]

@@ -11,6 +11,7 @@ from typing import Literal
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from ocrqueue.documents.geometry import share_inside
 from ocrqueue.documents.layout.blocks import MARGIN_BAND
@@ -68,7 +69,34 @@ def find_rules(page: Straightened, dpi: int) -> Rules:
     v_rules = _long_runs_near(page, factor, max(8, int(V_RULE_MIN_IN * dpi)), axis=0)
     tol = max(3, dpi // 40)
     v_rules = _rules_not_stems(v_rules, h_rules, int(H_RULE_MIN_IN * dpi), tol)
-    return Rules(h_rules | v_rules, find_tables(h_rules, v_rules, tol=tol))
+    grids = find_tables(h_rules, v_rules, tol=tol)
+    faint = _faint_row_rules(page.gray, grids)
+    if faint.any():
+        h_rules |= faint
+        grids = find_tables(h_rules, v_rules, tol=tol)
+    return Rules(h_rules | v_rules, grids)
+
+
+FAINT_BELOW_PAPER = 30  # grey levels under the paper's: a hairline rule, anti-aliased over two rows
+FAINT_ACROSS = 0.9  # of a table's width a faint rule runs, at least
+
+
+def _faint_row_rules(gray: npt.NDArray[np.uint8], grids: list[TableGrid]) -> Mask:
+    """Rules between a ruled table's rows too faint for the page's ink threshold: LibreOffice draws
+    a table's inner rules as grey hairlines, which a 300-dpi render spreads over two rows of
+    pixels (grey 190 and 190 where ink begins at 127), so rows without a rule found were read as
+    one ("2 3 | You may not impose Author and publisher a"). Looked for only inside tables already
+    found, where a run across the table's width can be nothing else."""
+    out = np.zeros(gray.shape, dtype=bool)
+    for grid in grids:
+        box = gray[grid.y0 : grid.y1 + 1, grid.x0 : grid.x1 + 1]
+        if box.size == 0:
+            continue
+        paper = int(np.median(box))
+        out[grid.y0 : grid.y1 + 1, grid.x0 : grid.x1 + 1] = long_runs(
+            box <= paper - FAINT_BELOW_PAPER, int(FAINT_ACROSS * box.shape[1]), axis=1
+        )
+    return out
 
 
 def _rules_not_stems(v_rules: Mask, h_rules: Mask, long: int, tol: int) -> Mask:
