@@ -86,3 +86,23 @@ def test_a_table_ruled_between_rows_with_grey_hairlines_keeps_its_rows() -> None
     table = next(b for b in page.blocks if b.table is not None)
     assert table.table is not None
     assert [row[1] for row in table.table.grid()] == ["Description", *(f"Item number {k}" for k in range(1, 7))]
+
+
+def test_a_shaded_row_of_a_table_is_read_not_taken_for_a_faint_rule() -> None:
+    """A light grey band behind a row is as pale as a hairline, but far thicker: its text stays."""
+    from io import BytesIO
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.open(BytesIO(_faint_rules_table()))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((154, 343, 2296, 417), fill=215)  # the fourth row (item 3), shaded
+    body = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", 38)
+    for x, cell in zip((150, 450, 1500), ("3", "Item number 3", "9"), strict=True):
+        draw.text((x + 20, 340 + 18), cell, font=body, fill=0)
+    out = BytesIO()
+    image.save(out, format="PNG", dpi=(300, 300))
+    page = run(out.getvalue(), engine="tesseract", languages=["eng"]).pages[0]
+    table = next(b for b in page.blocks if b.table is not None)
+    assert table.table is not None and len(table.table.grid()) == 7
+    assert "Item number 3" in table.text

@@ -70,7 +70,7 @@ def find_rules(page: Straightened, dpi: int) -> Rules:
     tol = max(3, dpi // 40)
     v_rules = _rules_not_stems(v_rules, h_rules, int(H_RULE_MIN_IN * dpi), tol)
     grids = find_tables(h_rules, v_rules, tol=tol)
-    faint = _faint_row_rules(page.gray, grids)
+    faint = _faint_row_rules(page.gray, grids, max(3, round(FAINT_MAX_THICK_IN * dpi)))
     if faint.any():
         h_rules |= faint
         grids = find_tables(h_rules, v_rules, tol=tol)
@@ -79,23 +79,27 @@ def find_rules(page: Straightened, dpi: int) -> Rules:
 
 FAINT_BELOW_PAPER = 30  # grey levels under the paper's: a hairline rule, anti-aliased over two rows
 FAINT_ACROSS = 0.9  # of a table's width a faint rule runs, at least
+FAINT_MAX_THICK_IN = 0.012  # a faint rule is at most this thick: a band of grey any wider is a shaded row
 
 
-def _faint_row_rules(gray: npt.NDArray[np.uint8], grids: list[TableGrid]) -> Mask:
+def _faint_row_rules(gray: npt.NDArray[np.uint8], grids: list[TableGrid], thickest: int) -> Mask:
     """Rules between a ruled table's rows too faint for the page's ink threshold: LibreOffice draws
     a table's inner rules as grey hairlines, which a 300-dpi render spreads over two rows of
     pixels (grey 190 and 190 where ink begins at 127), so rows without a rule found were read as
     one ("2 3 | You may not impose Author and publisher a"). Looked for only inside tables already
-    found, where a run across the table's width can be nothing else."""
+    found, where a thin run across the table's width can be nothing else; a shaded row (a band of
+    grey taller than ``thickest`` pixels) is no rule, and its text must not be painted out."""
     out = np.zeros(gray.shape, dtype=bool)
     for grid in grids:
         box = gray[grid.y0 : grid.y1 + 1, grid.x0 : grid.x1 + 1]
         if box.size == 0:
             continue
         paper = int(np.median(box))
-        out[grid.y0 : grid.y1 + 1, grid.x0 : grid.x1 + 1] = long_runs(
-            box <= paper - FAINT_BELOW_PAPER, int(FAINT_ACROSS * box.shape[1]), axis=1
-        )
+        runs = long_runs(box <= paper - FAINT_BELOW_PAPER, int(FAINT_ACROSS * box.shape[1]), axis=1)
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(runs.view(np.uint8), connectivity=8)
+        thin = stats[:, cv2.CC_STAT_HEIGHT] <= thickest
+        thin[0] = False
+        out[grid.y0 : grid.y1 + 1, grid.x0 : grid.x1 + 1] = thin[labels]
     return out
 
 
