@@ -1,9 +1,10 @@
-"""A page OSD takes to lie on its side, and is not believed about, is not read for the script OSD
-named at that turn: a scanned Korean page of short paragraphs with wide gaps between them (as
-GNOME's help prints) was called Arabic turned 270 degrees in its middle square, kept upright, and
-read with the Arabic model. The sentences are real: Korean translations from apt's message catalog
-(/usr/share/locale/ko/LC_MESSAGES/apt.mo), drawn in Noto Sans CJK KR at 11 pt on A4 at 300 dpi,
-then scanned by tests/data/realpages.scan_jpeg with seeds under which OSD said Arabic before."""
+"""The script of a page OSD names wrongly. A page OSD takes to lie on its side, and is not
+believed about, is not read for the script OSD named at that turn: a scanned Korean page of short
+paragraphs with wide gaps between them (as GNOME's help prints) was called Arabic turned 270
+degrees in its middle square, kept upright, and read with the Arabic model. The sentences are
+real: Korean translations from apt's message catalog (/usr/share/locale/ko/LC_MESSAGES/apt.mo),
+drawn in Noto Sans CJK KR at 11 pt on A4 at 300 dpi, then scanned by
+tests/data/realpages.scan_jpeg with seeds under which OSD said Arabic before."""
 
 from __future__ import annotations
 
@@ -11,11 +12,16 @@ import io
 
 import pytest
 from data.realpages import scan_jpeg
-from data.script_pages import NOTO_CJK
+from data.script_pages import DPI as SCRIPT_DPI
+from data.script_pages import NOTO_CJK, script_page
 from PIL import Image, ImageDraw, ImageFont
 
+from ocrqueue.documents import EngineCapabilities, EngineOutput, RecognitionRequest
+from ocrqueue.documents.engines import Orientation
 from ocrqueue.documents.engines.tesseract import TesseractEngine
-from ocrqueue.documents.ocr.detect import look
+from ocrqueue.documents.ocr.detect import look, other_scripts
+
+from .test_scripts_read import PAGES
 
 SENTENCES = (
     "캐시가 동기화되지 않았습니다. 패키지 파일을 상호 참조할 수 없습니다",
@@ -63,3 +69,35 @@ def scanned(seed: int) -> bytes:
 def test_a_script_named_for_a_page_on_its_side_does_not_count_when_it_is_kept_upright(seed: int) -> None:
     first = look(Image.open(io.BytesIO(scanned(seed))), DPI, TesseractEngine())
     assert (first.rotation, first.scripts) == (0, ("Hangul",))
+
+
+class ScriptedOsd:
+    """Tesseract's engine, but OSD answers as it did on a dev Hebrew page it called Thai: Thai on
+    the whole ink and the densest square (the first two looks), then on the squares across the
+    page Hebrew upright and Bengali on its side, in turn."""
+
+    def __init__(self) -> None:
+        self.real = TesseractEngine()
+        self.looks = 0
+
+    @property
+    def capabilities(self) -> EngineCapabilities:
+        return self.real.capabilities
+
+    def orientation(self, image: Image.Image, dpi: int) -> Orientation | None:
+        self.looks += 1
+        if self.looks <= 2:
+            return Orientation(0, 12.0, "Thai", 0.4)
+        return Orientation(0, 12.0, "Hebrew", 1.2) if self.looks % 2 else Orientation(270, 2.0, "Bengali", 3.0)
+
+    def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
+        return self.real.recognize(image, request)
+
+
+def test_the_second_look_asks_squares_across_the_page_and_counts_only_upright_answers() -> None:
+    """A page read for the script OSD named (Thai) that came back without it is read again for
+    the scripts OSD names upright elsewhere: when the whole ink and the densest square say Thai
+    again, the squares across the page do."""
+    first, second, third = PAGES["Hebrew"][2]
+    page = script_page((f"{first} {second}", f"{third} {first}") * 10, "Hebrew")
+    assert other_scripts(page, SCRIPT_DPI, ScriptedOsd(), "Thai") == ("Hebrew",)

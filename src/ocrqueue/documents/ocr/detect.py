@@ -41,6 +41,11 @@ OSD_SURE = 5.0
 OSD_REPEATS = 6
 # Squares of the ink asked for the script of a page lying as OSD did not believe (``_upright_answer``).
 TILES = 6
+# Answers a script needs among those squares to be worth a reading in the second look
+# (``other_scripts``); the whole ink's or the densest square's answer alone counts as that many.
+# One square's stray answer on dev pages of Gujarati (no model; OSD said Thai or Cyrillic) named
+# Japanese, Thai or Cyrillic, and each cost a reading of the page (RapidOCR's for Japanese).
+SQUARE_VOTES = 2
 # The band read with ``eng`` before OSD is asked (``plainly_english``): a few lines of body text.
 PROBE_HEIGHT_IN = 0.6
 PROBE_ENGLISH_WORDS = 6
@@ -141,12 +146,15 @@ def _tiles(box: tuple[int, int, int, int], side: int) -> list[tuple[int, int, in
 
 
 def other_scripts(image: Image.Image, dpi: int, detector: OrientationDetector | None, seen: str) -> tuple[str, ...]:
-    """The scripts other than ``seen`` (the first look's) that the detector names on the upright
-    page's whole ink and on its densest square, neither of which the first look may have asked:
-    a second look for a page whose reading does not hold the script it was read for. OSD's
-    script is least sure on Hebrew (script confidence 1 to 6 on the dev pages of gedit's and the
-    GNOME control centre's Hebrew messages): one of them was called Thai on its middle and its
-    densest square, Hebrew on its whole ink."""
+    """The scripts other than ``seen`` (the first look's) that the detector names upright on the
+    upright page's whole ink or its densest square, or on two or more of up to ``TILES`` 3-inch
+    squares across its ink (``SQUARE_VOTES``), most often named first: a second look for a page
+    whose reading does not hold the script it was read for. OSD's script is least sure on Hebrew
+    (script confidence 1 to 6 on the dev pages of gedit's and the GNOME control centre's Hebrew
+    messages): one of them was called Thai on its middle and its densest square, Hebrew on its
+    whole ink; on the dev Hebrew pages (clean and two scan seeds) one to four squares of each were
+    called Hebrew (two or more on 14 of 15), zero to three Thai. An answer at another turn names
+    letters seen sideways (``_upright_answer``) and does not count."""
     if detector is None or not detector.capabilities.detects_script:
         return ()
     gray = image if image.mode == "L" else image.convert("L")
@@ -154,12 +162,16 @@ def other_scripts(image: Image.Image, dpi: int, detector: OrientationDetector | 
     if box is None:
         return ()
     side = round(OSD_SIDE_IN * dpi)
-    answers = [
-        _osd(detector, gray.crop(box), dpi),
-        _osd(detector, gray.crop(_densest(gray, box, side)), dpi),
-    ]
-    found = (osd_script(a.script) for a in answers if a is not None)
-    return tuple(dict.fromkeys(s for s in found if s != seen))
+    whole = list(dict.fromkeys([box, _densest(gray, box, side)]))
+    squares = [tile for tile in _tiles(box, side)[:TILES] if tile not in whole]
+    votes: dict[str, int] = {}
+    for crop in [*whole, *squares]:
+        answer = _osd(detector, gray.crop(crop), dpi)
+        if answer is not None and answer.rotation == 0:
+            script = osd_script(answer.script)
+            votes[script] = votes.get(script, 0) + (SQUARE_VOTES if crop in whole else 1)
+    ranked = sorted(votes, key=lambda script: -votes[script])
+    return tuple(script for script in ranked if script != seen and votes[script] >= SQUARE_VOTES)
 
 
 def plainly_english(reader: OcrEngine, gray: Image.Image, box: tuple[int, int, int, int], dpi: int) -> bool:

@@ -161,9 +161,10 @@ def _poor_lines_reread(context: PageContext) -> bool:
 
 def _second_look(context: PageContext) -> None:
     """A page whose reading does not hold the script the first look gave it: read again for each
-    other script (not Latin: a wrong model reads any script as Latin letters) that OSD names on
-    the page's whole ink or its densest square, until a reading is led by that script and holds
-    a larger share of it than the first reading held of its own."""
+    other script (not Latin: a wrong model reads any script as Latin letters) that OSD names
+    upright on the page's whole ink, its densest square or squares across it (most often named
+    first), until a reading is led by that script and holds a larger share of it than the first
+    reading held of its own."""
     raster = needed(context.raster, "raster")
     detector = first_look_engine(context.options)
     first = script_share(context.scripts[0], _text(context.blocks))
