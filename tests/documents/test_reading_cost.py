@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 (Cyrillic letters that look Latin are the point)
 """What a page costs beyond its reading: the first look asks OSD only where a band read with
 ``eng`` does not already say the page is upright English. Calls are counted through the real
 Tesseract engine (a wrapper that notes each call and passes it on), on generated English pages and
@@ -5,16 +6,32 @@ on pages drawn in real scripts."""
 
 from __future__ import annotations
 
-import pytest
-from PIL import Image
+import io
+from pathlib import Path
 
-from ocrqueue.documents import EngineCapabilities, EngineOutput, RecognitionRequest, registered_engine
+import pytest
+from data.script_pages import DPI, script_page
+from PIL import Image
+from rtl_pages import print_pdfs
+
+from ocrqueue.documents import (
+    EngineCapabilities,
+    EngineOutput,
+    ProcessOptions,
+    RecognitionRequest,
+    open_document,
+    registered_engine,
+)
 from ocrqueue.documents.engines import Orientation
 from ocrqueue.documents.engines.tesseract import TesseractEngine
+from ocrqueue.documents.pipeline import OCR_PATH
+from ocrqueue.documents.resources import default_resources
+from ocrqueue.documents.stages import PageContext, run_stages
 
 from .conftest import Samples
 from .helpers import run
 from .test_first_look import turned_page
+from .test_right_to_left import MIXED, _rendered
 from .test_scripts_read import page_png
 
 
@@ -67,3 +84,85 @@ def test_a_page_in_another_script_is_still_detected_by_osd(script: str) -> None:
         page = run(page_png(script), mode="ocr", layout_model=False).pages[0]
     assert ("orientation",) in tesseract.calls
     assert page.scripts[0] == script and page.languages[0] == script
+
+
+# A Russian page of a LaTeX manual: prose in the middle, commands above and below it, in lines of
+# their own; its reading has 54 % Cyrillic letters (the Latin model reads some commands as
+# Cyrillic look-alikes), 90 % in the lines that hold Cyrillic.
+CYRILLIC_WITH_CODE = (
+    "sudo apt-get install texlive-lang-cyrillic texlive-latex-extra",
+    "git clone https://github.com/example/templates.git",
+    "make install PREFIX=/usr/local DESTDIR=build",
+    "python3 -m pip install --user pygments",
+    "kpsewhich fontenc.sty babel.sty hyphen.cfg",
+    "Чтобы установить пакет, выполните в терминале следующую команду.",
+    "Затем добавьте в преамбулу документа строки с нужными пакетами.",
+    "После этого документ можно собрать обычным образом, как и раньше.",
+    "Если шрифты не найдены, обновите базу имён файлов и попробуйте снова.",
+    "Для русского языка нужны шрифты с кириллицей и правила переноса.",
+    "pdflatex -interaction=nonstopmode document.tex",
+    "bibtex document && makeindex document.idx",
+    "sudo mktexlsr && updmap-sys --enable Map=cmcyr.map",
+    "latexmk -pdf -silent document.tex",
+    "tar xzf templates.tar.gz -C ~/texmf/tex/latex",
+)
+
+
+def test_a_cyrillic_page_with_lines_of_code_is_not_sent_for_a_second_look() -> None:
+    """Read rightly as Cyrillic, a page whose commands stand in lines of their own holds few
+    Cyrillic letters overall but many in its Cyrillic lines: OSD is not asked again after the
+    reading (two more looks, about 1 s of one core on a dev scan, for the same answer)."""
+    tesseract = NotingTesseract(TesseractEngine())
+    with registered_engine("tesseract", lambda: tesseract):
+        page = run(_png(script_page(CYRILLIC_WITH_CODE, "Cyrillic")), layout_model=False).pages[0]
+    assert page.scripts[0] == "Cyrillic" and page.languages[0] == "Cyrillic"
+    read = next(i for i, call in enumerate(tesseract.calls) if call[:2] == ("recognize", "Cyrillic"))
+    assert ("orientation",) in tesseract.calls[:read]
+    assert ("orientation",) not in tesseract.calls[read:]
+
+
+# Vietnamese as printed in GNOME's messages: many short syllables, most with tone marks.
+VIETNAMESE_LINES = (
+    "Không thể mở tập tin vì nó không tồn tại trong thư mục này",
+    "Bạn có muốn lưu các thay đổi trước khi đóng cửa sổ không?",
+    "Nếu bạn không lưu, các thay đổi của bạn sẽ bị mất vĩnh viễn",
+    "Chọn một thư mục trong danh sách bên dưới để tiếp tục",
+    "Tập tin này đang được dùng bởi một chương trình khác",
+    "Hiện các tập tin ẩn và các tập tin sao lưu trong thư mục",
+    "Không thể chuyển đổi sang thư mục đó vì nó không phải là thư mục cục bộ",
+    "Tên tập tin không được phép bắt đầu bằng dấu cách",
+)
+
+
+def test_a_vietnamese_page_is_read_with_the_vietnamese_model_without_the_latin_models_reading_between() -> None:
+    """Read with ``eng``, a Vietnamese page shows accents and many Vietnamese syllables: it is read
+    again with the Vietnamese model straight away, not first with the Latin model (a reading
+    thrown away once its letters looked Vietnamese: three readings of the page instead of two)."""
+    tesseract = NotingTesseract(TesseractEngine())
+    with registered_engine("tesseract", lambda: tesseract):
+        page = run(_png(script_page(VIETNAMESE_LINES, "Vietnamese")), layout_model=False).pages[0]
+    assert page.scripts[0] == "Vietnamese" and page.languages[0] == "Vietnamese"
+    assert ("recognize", "Latin") not in tesseract.calls
+    assert tesseract.calls.count(("recognize", "Vietnamese", "Latin")) == 1
+
+
+def test_persian_lines_on_a_page_called_latin_are_found_without_asking_for_chinese(tmp_path: Path) -> None:
+    """The poorly read lines of a page the first look calls Latin are asked which script they are
+    (OSD on them) before whether they are Chinese: Persian lines are found so, and no line is read
+    with the Chinese model (Tesseract's chi_sim read a dev Persian page's lines as Han, and the
+    whole page was read again by RapidOCR before its Arabic was found)."""
+    tesseract = NotingTesseract(TesseractEngine())
+    pdf = print_pdfs((MIXED,), tmp_path)[MIXED.name]
+    with registered_engine("tesseract", lambda: tesseract), open_document(_rendered(pdf)) as document:
+        context = PageContext(next(document.pages()), ProcessOptions(), default_resources())
+        run_stages(context, OCR_PATH[:2])
+        context.scripts = ("Latin",)
+        run_stages(context, OCR_PATH[2:])
+    assert context.languages[0] == "Arabic"
+    assert not [call for call in tesseract.calls if "chi_sim" in call]
+
+
+def _png(image: Image.Image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="PNG", dpi=(DPI, DPI))
+    return out.getvalue()

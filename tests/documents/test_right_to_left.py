@@ -297,6 +297,8 @@ def test_a_reading_without_the_letters_it_was_read_for_asks_for_a_second_look() 
     auto = ProcessOptions()
     assert read_for_another_script(auto, ("Thai", "Latin"), "MINNN JIINY NNT า IITN NINY า YT")
     assert not read_for_another_script(auto, ("Hebrew",), "המערכת החדשה כתובה ב-Python ומטפלת ב-4500 הזמנות")
+    # Latin in lines of its own (commands) is not what a wrong model makes of the page's letters.
+    assert not read_for_another_script(auto, ("Hebrew",), "sudo apt-get install gedit\nהמערכת החדשה\nmake install")
     assert not read_for_another_script(auto, ("Latin",), "MINNN JIINY NNT")
     assert not read_for_another_script(auto, ("Japanese",), "漢字かな交じり")
     named = ProcessOptions(languages=("Thai",))

@@ -10,6 +10,11 @@ Low word confidence would not tell: on English manual pages (dev split) 1 to 37 
 read under 0.7 (commands, formulas), on a German page 6 %. Both tests ask for several words, so
 one name with an accent or one quoted phrase on an English page does not pay for a second
 reading.
+
+A Vietnamese page read with ``eng`` shows accents too; read with the Latin model it would only be
+told Vietnamese afterwards (script_recheck.script_to_reread) and read a third time, with the
+Vietnamese model. When ``eng``'s reading already holds many of Vietnamese's commonest syllables
+(``reads_as_vietnamese``), the page is read with the Vietnamese model straight away (ocr/page.py).
 """
 
 from __future__ import annotations
@@ -21,6 +26,13 @@ from ocrqueue.documents.model import Block
 MIN_ACCENTED_WORDS = 2
 ACCENTED_SHARE = 0.01
 MIN_FOREIGN_WORDS = 3
+# Vietnamese syllables as ``eng`` reads them, tone marks dropped ("các" -> "cac", "không" ->
+# "khong"; ``eng`` reads "được" as "dugc" or "duge", "của" as "cia"), left out where they are
+# words of English or another Latin-script language ("se", "va", "de", "the", "ban", "can").
+# On the dev scans of the nine Vietnamese pages (LaTeX manual, GNOME messages) read with ``eng``:
+# 18-90 of them a page (8-24 words of other languages' lists, 1-14 of English's).
+MIN_VIETNAMESE_WORDS = 8
+VIETNAMESE_SHARE = 0.05
 # Function words as ``eng`` reads them (accents dropped), of English and of the languages that
 # Latin covers; words common to English and another ("in", "a", "die", "on") are left out.
 
@@ -48,6 +60,12 @@ OTHER_WORDS = _words(
 )
 
 
+VIETNAMESE_WORDS = _words(
+    "cac trong nay lenh nhu khong khi mot thi viec tren neu nhung cach dung duoc dugc duge cua cia",
+    "nguoi ngudi hoac thay vao hinh phan khac tap cung theo tinh phai thiet nhieu duoi hien chon dang",
+)
+
+
 def needs_latin_model(blocks: tuple[Block, ...]) -> bool:
     """Whether a page read with ``eng`` should be read again with the Latin script model."""
     words = [w.text for b in blocks for ln in b.lines for w in ln.words]
@@ -61,3 +79,18 @@ def needs_latin_model(blocks: tuple[Block, ...]) -> bool:
 
 def _accented(char: str) -> bool:
     return not char.isascii() and char.isalpha() and "LATIN" in unicodedata.name(char, "")
+
+
+def reads_as_vietnamese(blocks: tuple[Block, ...]) -> bool:
+    """Whether a page read with ``eng`` holds ``MIN_VIETNAMESE_WORDS`` or more of Vietnamese's
+    commonest syllables, ``VIETNAMESE_SHARE`` of its words at least, and more of them than of
+    English's or other languages' commonest words."""
+    words = (w.text for b in blocks for ln in b.lines for w in ln.words)
+    bare = [_without_marks(w.strip(".,;:!?()[]\"'«»“”").lower()) for w in words]
+    vietnamese = sum(1 for w in bare if w in VIETNAMESE_WORDS)
+    others = max(sum(1 for w in bare if w in ENGLISH_WORDS), sum(1 for w in bare if w in OTHER_WORDS))
+    return vietnamese >= MIN_VIETNAMESE_WORDS and vietnamese >= VIETNAMESE_SHARE * len(bare) and vietnamese > others
+
+
+def _without_marks(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))

@@ -24,7 +24,7 @@ from ocrqueue.documents.layout.raster import find_rules
 from ocrqueue.documents.layout.straighten import deskew
 from ocrqueue.documents.layout.vertical import ink_in_columns, is_column, is_vertical, vertical_blocks
 from ocrqueue.documents.model import Block
-from ocrqueue.documents.ocr.accents import needs_latin_model
+from ocrqueue.documents.ocr.accents import needs_latin_model, reads_as_vietnamese
 from ocrqueue.documents.ocr.assemble import Figures, OcrPage
 from ocrqueue.documents.ocr.by_region import read_regions
 from ocrqueue.documents.ocr.detect import look, other_scripts, turn
@@ -112,9 +112,11 @@ def read(context: PageContext) -> None:
 
 @stage("ocr.recheck_script")
 def recheck_script(context: PageContext) -> None:
-    """Reads the blocks and scripts; adds a reading as Chinese when a page read as Latin holds
-    Chinese, one with another script's model when its poorly read lines are in that script (OSD
-    on them), a reading with the model of a script OSD cannot see when a page read poorly is in it
+    """Reads the blocks and scripts; adds a reading with another script's model when a page read
+    as Latin has poorly read lines in that script (OSD on them), else a reading as Chinese when it
+    holds Chinese (asked second: Tesseract's Chinese model reads Persian lines as Han, and a dev
+    Persian page was read again whole by RapidOCR, 3.5 s of one core, before its Arabic was
+    found), a reading with the model of a script OSD cannot see when a page read poorly is in it
     (ocr/unseen_scripts.py: turned by 180 degrees when its lines read well only so), a reading with
     another script's model when the reading's letters are of that script (Vietnamese read as
     Latin), a reading by the engine ranked first for a script set vertically (Japanese,
@@ -125,8 +127,7 @@ def recheck_script(context: PageContext) -> None:
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
     options, unseen_warned = context.options, None
     if not missing_models(options, needed(context.engine, "engine").name, context.scripts):
-        han = holds_han(straight.image, raster.scale, list(context.blocks), options, context.scripts)
-        if not (han and _reread(context, HAN, lambda found, _: "Han" in found)) and not _poor_lines_reread(context):
+        if not _poor_lines_reread(context) and not _han_reread(context):
             unseen = unseen_script(
                 straight.image, raster.scale, context.blocks, options, context.scripts, context.languages
             )
@@ -147,6 +148,14 @@ def recheck_script(context: PageContext) -> None:
     warning = unseen_warned or low_confidence(context.blocks)
     if warning is not None:
         context.warn(warning)
+
+
+def _han_reread(context: PageContext) -> bool:
+    """A page read as Latin that holds Chinese (script_recheck.holds_han): read again as Chinese,
+    kept (True) when that reading holds it."""
+    straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
+    han = holds_han(straight.image, raster.scale, list(context.blocks), context.options, context.scripts)
+    return han and _reread(context, HAN, lambda found, _: "Han" in found)
 
 
 def _poor_lines_reread(context: PageContext) -> bool:
@@ -246,10 +255,15 @@ def _flip(context: PageContext) -> None:
 @stage("ocr.recheck_accents")
 def recheck_accents(context: PageContext) -> None:
     """Reads the blocks, engine and languages; adds a reading with the Latin script model when a
-    page read with English shows another language (ocr/accents.py). Only when languages are auto:
-    ``eng`` asked for by name is read as asked."""
+    page read with English shows another language (ocr/accents.py), or with the Vietnamese model
+    when that reading holds many Vietnamese syllables and the Vietnamese model's reading is
+    Vietnamese (that is the reading recheck_script would have come to after reading the page with
+    the Latin model: a dev Vietnamese scan was read three times, 1.2-1.5 s of one core each). Only
+    when languages are auto: ``eng`` asked for by name is read as asked."""
     engine = needed(context.engine, "engine")
     if context.options.languages != (AUTO,) or not needs_latin_model(context.blocks):
+        return
+    if reads_as_vietnamese(context.blocks) and _reread(context, VIETNAMESE, lambda found, _: "Vietnamese" in found):
         return
     languages = with_latin_model(context.languages, engine.capabilities.languages)
     if languages is None:
@@ -282,6 +296,11 @@ def _read(context: PageContext, engine: OcrEngine, languages: tuple[str, ...]) -
         kept = [b for b in blocks if b.type == "figure" and not any(map(is_column, b.lines))]
         blocks = [*vertical_blocks([ln for b in blocks if b not in kept for ln in b.lines]), *kept]
     return tuple(blocks), figures
+
+
+# What a page that reads as Vietnamese is read again for (script_recheck.script_to_reread's
+# scripts for such a page: Vietnamese, then the Latin of its commands and names).
+VIETNAMESE = ("Vietnamese", "Latin")
 
 
 def _turned(rotation: int) -> str:

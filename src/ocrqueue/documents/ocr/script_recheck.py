@@ -63,7 +63,12 @@ SAME_READING = {"Japanese": "Han"}
 # this share may have been read for the wrong script: a Hebrew dev page OSD called Thai came back
 # with few Thai letters, the rest Latin capitals made of Hebrew ones; a Chromium-printed Hebrew
 # page read for Thai, 52 % Thai letters. Asking OSD again costs two looks; a reading for another
-# script is kept only when it holds more of its script than this one held of its own.
+# script is kept only when it holds more of its script than this one held of its own. The share is
+# taken over the lines that hold the script (``share_in_its_lines``): a misread page mixes its
+# script's letters with Latin ones made of them in one line (the Hebrew page read for Thai: 59 %),
+# while a page read rightly keeps its commands and quotes in lines of their own (a dev Russian
+# LaTeX manual page, 64 % Cyrillic letters, asked OSD twice more for nothing). Weighting letters
+# by confidence would not tell them apart: Tesseract read that Hebrew as Latin "NIT" at 0.94.
 MISREAD_SHARE = 0.75
 # A page whose words' mean confidence is below this is said to be read poorly.
 LOW_CONFIDENCE = 0.5
@@ -93,11 +98,17 @@ def script_to_reread(options: ProcessOptions, text: str, languages: tuple[str, .
 
 def read_for_another_script(options: ProcessOptions, scripts: tuple[str, ...], text: str) -> bool:
     """Whether a page the first look gave a script other than Latin (``scripts``) came back with
-    few letters of it: the first look may have been wrong, and ``detect.other_scripts`` is worth
-    asking. Only when languages are auto; Latin letters are what a wrong model makes of any script."""
+    few letters of it in the lines that hold it: the first look may have been wrong, and
+    ``detect.other_scripts`` is worth asking. Only when languages are auto; Latin letters are what
+    a wrong model makes of any script."""
     if options.languages != (AUTO,) or not scripts or scripts[0] in ("Latin", "Vietnamese"):
         return False
-    return bool(text) and script_share(scripts[0], text) < MISREAD_SHARE
+    return bool(text) and share_in_its_lines(scripts[0], text) < MISREAD_SHARE
+
+
+def share_in_its_lines(script: str, text: str) -> float:
+    """``script_share`` over the lines of ``text`` that hold a letter of ``script`` (0 when none does)."""
+    return script_share(script, "\n".join(ln for ln in text.splitlines() if script_share(script, ln) > 0))
 
 
 def script_share(script: str, text: str) -> float:
