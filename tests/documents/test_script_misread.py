@@ -100,4 +100,4 @@ def test_the_second_look_asks_squares_across_the_page_and_counts_only_upright_an
     again, the squares across the page do."""
     first, second, third = PAGES["Hebrew"][2]
     page = script_page((f"{first} {second}", f"{third} {first}") * 10, "Hebrew")
-    assert other_scripts(page, SCRIPT_DPI, ScriptedOsd(), "Thai") == ("Hebrew",)
+    assert other_scripts(page, SCRIPT_DPI, ScriptedOsd(), "Thai", squares=True) == ("Hebrew",)

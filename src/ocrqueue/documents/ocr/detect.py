@@ -145,10 +145,13 @@ def _tiles(box: tuple[int, int, int, int], side: int) -> list[tuple[int, int, in
     ]
 
 
-def other_scripts(image: Image.Image, dpi: int, detector: OrientationDetector | None, seen: str) -> tuple[str, ...]:
+def other_scripts(
+    image: Image.Image, dpi: int, detector: OrientationDetector | None, seen: str, squares: bool = False
+) -> tuple[str, ...]:
     """The scripts other than ``seen`` (the first look's) that the detector names upright on the
-    upright page's whole ink or its densest square, or on two or more of up to ``TILES`` 3-inch
-    squares across its ink (``SQUARE_VOTES``), most often named first: a second look for a page
+    upright page's whole ink or its densest square, or (``squares``: the reading was poor) on two
+    or more of up to ``TILES`` 3-inch squares across its ink (``SQUARE_VOTES``; each square costs
+    about 0.3 s of OSD), most often named first: a second look for a page
     whose reading does not hold the script it was read for. OSD's script is least sure on Hebrew
     (script confidence 1 to 6 on the dev pages of gedit's and the GNOME control centre's Hebrew
     messages): one of them was called Thai on its middle and its densest square, Hebrew on its
@@ -163,9 +166,9 @@ def other_scripts(image: Image.Image, dpi: int, detector: OrientationDetector | 
         return ()
     side = round(OSD_SIDE_IN * dpi)
     whole = list(dict.fromkeys([box, _densest(gray, box, side)]))
-    squares = [tile for tile in _tiles(box, side)[:TILES] if tile not in whole]
+    across = [tile for tile in _tiles(box, side)[:TILES] if tile not in whole] if squares else []
     votes: dict[str, int] = {}
-    for crop in [*whole, *squares]:
+    for crop in [*whole, *across]:
         answer = _osd(detector, gray.crop(crop), dpi)
         if answer is not None and answer.rotation == 0:
             script = osd_script(answer.script)

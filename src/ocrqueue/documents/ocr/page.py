@@ -31,6 +31,7 @@ from ocrqueue.documents.ocr.detect import look, other_scripts, turn
 from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, missing_models, with_latin_model
 from ocrqueue.documents.ocr.script_recheck import (
     HAN,
+    POOR_READING,
     holds_han,
     low_confidence,
     mean_word_confidence,
@@ -171,13 +172,14 @@ def _poor_lines_reread(context: PageContext) -> bool:
 def _second_look(context: PageContext) -> None:
     """A page whose reading does not hold the script the first look gave it: read again for each
     other script (not Latin: a wrong model reads any script as Latin letters) that OSD names
-    upright on the page's whole ink, its densest square or squares across it (most often named
-    first), until a reading is led by that script and holds a larger share of it than the first
-    reading held of its own."""
+    upright on the page's whole ink, its densest square or, when the reading was poor
+    (``POOR_READING``), squares across it (most often named first), until a reading is led by
+    that script and holds a larger share of it than the first reading held of its own."""
     raster = needed(context.raster, "raster")
     detector = first_look_engine(context.options)
     first = script_share(context.scripts[0], _text(context.blocks))
-    for script in other_scripts(raster.image, raster.dpi, detector, context.scripts[0]):
+    poor = (mean_word_confidence(context.blocks) or 0.0) < POOR_READING
+    for script in other_scripts(raster.image, raster.dpi, detector, context.scripts[0], squares=poor):
         if script != "Latin" and _reread(context, (script,), _better(script, first)):
             return
 

@@ -70,6 +70,15 @@ SAME_READING = {"Japanese": "Han"}
 # LaTeX manual page, 64 % Cyrillic letters, asked OSD twice more for nothing). Weighting letters
 # by confidence would not tell them apart: Tesseract read that Hebrew as Latin "NIT" at 0.94.
 MISREAD_SHARE = 0.75
+# A page sent to that second look whose reading's mean word confidence is under this is asked
+# about on squares across it too (detect.other_scripts): pages read with a wrong script's model
+# measured 0.38-0.64 (a made Korean page read for Arabic, Thai, Hebrew, Devanagari or Cyrillic
+# 0.38-0.43, the dev Hebrew pages read for Thai 0.59-0.64, dev Gujarati and Gurmukhi pages read
+# for Thai, Cyrillic or Devanagari 0.53-0.59); pages read for their own script that hold much
+# Latin (Russian and Persian LaTeX manuals, Korean installation guide, Japanese, which asked for
+# the second look while the share was taken over the whole page) 0.75-0.92, on which the squares
+# cost 1-2 s of CPU for nothing.
+POOR_READING = 0.7
 # A page whose words' mean confidence is below this is said to be read poorly.
 LOW_CONFIDENCE = 0.5
 
