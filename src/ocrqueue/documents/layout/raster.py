@@ -77,7 +77,8 @@ def find_rules(page: Straightened, dpi: int) -> Rules:
     return Rules(h_rules | v_rules, grids)
 
 
-FAINT_BELOW_PAPER = 30  # grey levels under the paper's: a hairline rule, anti-aliased over two rows
+FAINT_BELOW_PAPER = 20  # grey levels under the paper's: a hairline rule, anti-aliased over two rows
+FAINT_SMOOTH = 9  # pixels along a row averaged before the comparison
 FAINT_ACROSS = 0.9  # of a table's width a faint rule runs, at least
 FAINT_MAX_THICK_IN = 0.012  # a faint rule is at most this thick: a band of grey any wider is a shaded row
 
@@ -95,7 +96,8 @@ def _faint_row_rules(gray: npt.NDArray[np.uint8], grids: list[TableGrid], thicke
         if box.size == 0:
             continue
         paper = int(np.median(box))
-        runs = long_runs(box <= paper - FAINT_BELOW_PAPER, int(FAINT_ACROSS * box.shape[1]), axis=1)
+        smooth = cv2.blur(box, (FAINT_SMOOTH, 1))  # a scan's noise averaged out along the row
+        runs = long_runs(smooth <= paper - FAINT_BELOW_PAPER, int(FAINT_ACROSS * box.shape[1]), axis=1)
         _, labels, stats, _ = cv2.connectedComponentsWithStats(runs.view(np.uint8), connectivity=8)
         thin = stats[:, cv2.CC_STAT_HEIGHT] <= thickest
         thin[0] = False
