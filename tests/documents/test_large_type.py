@@ -3,7 +3,11 @@ never taken for column gutters; EXIF orientation is honoured."""
 
 from __future__ import annotations
 
+from io import BytesIO
+
 from generate import RECEIPT_LINES, receipt_photo
+from PIL import Image, ImageDraw, ImageFont
+from realpages import scan_jpeg
 
 from .helpers import run
 
@@ -17,16 +21,35 @@ def test_receipt_photo_reads_line_by_line_upright() -> None:
     assert " ".join(b.text for b in page.blocks) == " ".join(RECEIPT_LINES)
 
 
+SERIF = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
+
+
+def _png(image: Image.Image) -> bytes:
+    out = BytesIO()
+    image.save(out, format="PNG", dpi=(300, 300))
+    return out.getvalue()
+
+
+def _write_rows(
+    draw: ImageDraw.ImageDraw,
+    rows: list[tuple[str, ...]],
+    xs: tuple[int, ...],
+    top: int,
+    height: int,
+    font: ImageFont.FreeTypeFont,
+) -> None:
+    """Each row's cells written a little inside the cells whose left edges are ``xs``."""
+    for r, row in enumerate(rows):
+        for x, cell in zip(xs, row, strict=False):
+            draw.text((x + 20, top + r * height + 18), cell, font=font, fill=0)
+
+
 def _invoice_page() -> bytes:
     """An invoice's head at 300 dpi: a 23-point bold serif title over a ruled table."""
-    from io import BytesIO
-
-    from PIL import Image, ImageDraw, ImageFont
-
     image = Image.new("L", (2480, 1200), 255)
     draw = ImageDraw.Draw(image)
     title = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf", 96)
-    body = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", 42)
+    body = ImageFont.truetype(SERIF, 42)
     draw.text((150, 200), "Invoice 26961", font=title, fill=0)
     draw.text((150, 360), "Date: 23.04.2018", font=body, fill=0)
     rows = [("No.", "Description", "Quantity"), ("1", "Consulting hours", "17"), ("2", "Travel costs", "4")]
@@ -35,12 +58,8 @@ def _invoice_page() -> bytes:
         draw.line((xs[0], top + r * height, xs[-1], top + r * height), fill=0, width=4)
     for x in xs:
         draw.line((x, top, x, top + len(rows) * height), fill=0, width=4)
-    for r, row in enumerate(rows):
-        for x, cell in zip(xs, row, strict=False):
-            draw.text((x + 20, top + r * height + 20), cell, font=body, fill=0)
-    out = BytesIO()
-    image.save(out, format="PNG", dpi=(300, 300))
-    return out.getvalue()
+    _write_rows(draw, rows, xs, top, height, body)
+    return _png(image)
 
 
 def test_a_large_bold_title_over_a_ruled_table_keeps_its_stems() -> None:
@@ -55,13 +74,9 @@ def test_a_large_bold_title_over_a_ruled_table_keeps_its_stems() -> None:
 def _faint_rules_table(grey: int = 205) -> bytes:
     """A ruled table as LibreOffice exports it, rendered at 300 dpi: a dark frame and column rules,
     the rules between rows grey hairlines that fall across two rows of pixels."""
-    from io import BytesIO
-
-    from PIL import Image, ImageDraw, ImageFont
-
     image = Image.new("L", (2480, 1000), 255)
     draw = ImageDraw.Draw(image)
-    body = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", 38)
+    body = ImageFont.truetype(SERIF, 38)
     rows = [("No.", "Description", "Quantity")] + [(str(k), f"Item number {k}", str(3 * k)) for k in range(1, 7)]
     xs, top, height = (150, 450, 1500, 2300), 100, 80
     bottom = top + len(rows) * height
@@ -72,12 +87,8 @@ def _faint_rules_table(grey: int = 205) -> bytes:
         y, shade = top + r * height, grey if r in (2, 5) else 120  # some hairlines fall on one row
         draw.line((xs[0], y, xs[-1], y), fill=shade)
         draw.line((xs[0], y + 1, xs[-1], y + 1), fill=shade)
-    for r, row in enumerate(rows):
-        for x, cell in zip(xs, row, strict=False):
-            draw.text((x + 20, top + r * height + 18), cell, font=body, fill=0)
-    out = BytesIO()
-    image.save(out, format="PNG", dpi=(300, 300))
-    return out.getvalue()
+    _write_rows(draw, rows, xs, top, height, body)
+    return _png(image)
 
 
 def test_a_table_ruled_between_rows_with_grey_hairlines_keeps_its_rows() -> None:
@@ -90,19 +101,11 @@ def test_a_table_ruled_between_rows_with_grey_hairlines_keeps_its_rows() -> None
 
 def test_a_shaded_row_of_a_table_is_read_not_taken_for_a_faint_rule() -> None:
     """A light grey band behind a row is as pale as a hairline, but far thicker: its text stays."""
-    from io import BytesIO
-
-    from PIL import Image, ImageDraw, ImageFont
-
     image = Image.open(BytesIO(_faint_rules_table()))
     draw = ImageDraw.Draw(image)
     draw.rectangle((154, 343, 2296, 417), fill=215)  # the fourth row (item 3), shaded
-    body = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", 38)
-    for x, cell in zip((150, 450, 1500), ("3", "Item number 3", "9"), strict=True):
-        draw.text((x + 20, 340 + 18), cell, font=body, fill=0)
-    out = BytesIO()
-    image.save(out, format="PNG", dpi=(300, 300))
-    page = run(out.getvalue(), engine="tesseract", languages=["eng"]).pages[0]
+    _write_rows(draw, [("3", "Item number 3", "9")], (150, 450, 1500), 340, 80, ImageFont.truetype(SERIF, 38))
+    page = run(_png(image), engine="tesseract", languages=["eng"]).pages[0]
     table = next(b for b in page.blocks if b.table is not None)
     assert table.table is not None and len(table.table.grid()) == 7
     assert "Item number 3" in table.text
@@ -111,11 +114,6 @@ def test_a_shaded_row_of_a_table_is_read_not_taken_for_a_faint_rule() -> None:
 def test_a_scanned_table_ruled_between_rows_with_grey_hairlines_keeps_its_rows() -> None:
     """Scanned (blurred, grey paper, sensor noise, JPEG), a hairline's grey spreads over four rows
     of pixels and the noise breaks any run of single pixels; averaged along the row it holds."""
-    from io import BytesIO
-
-    from PIL import Image
-    from realpages import scan_jpeg
-
     scan = scan_jpeg(Image.open(BytesIO(_faint_rules_table(grey=190))), "faint-rules-table")
     page = run(scan, engine="tesseract", languages=["eng"]).pages[0]
     table = next(b for b in page.blocks if b.table is not None)
