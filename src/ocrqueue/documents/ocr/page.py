@@ -40,7 +40,7 @@ from ocrqueue.documents.ocr.script_recheck import (
     script_share,
     script_to_reread,
 )
-from ocrqueue.documents.ocr.unseen_scripts import unseen_script, unseen_warning
+from ocrqueue.documents.ocr.unseen_scripts import AloneReadings, unseen_script, unseen_warning
 from ocrqueue.documents.ocr.whole_page import read_whole_page
 from ocrqueue.documents.options import AUTO
 from ocrqueue.documents.scripts import script_read_by, scripts_in
@@ -127,10 +127,11 @@ def recheck_script(context: PageContext) -> None:
     dev Tamil and Telugu pages came back as Han with no doubt left but the missing model."""
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
     options, unseen_warned = context.options, None
+    read_alone: AloneReadings = {}
     if not missing_models(options, needed(context.engine, "engine").name, context.scripts):
         if not _poor_lines_reread(context) and not _han_reread(context):
             unseen = unseen_script(
-                straight.image, raster.scale, context.blocks, options, context.scripts, context.languages
+                straight.image, raster.scale, context.blocks, options, context.scripts, context.languages, read_alone
             )
             if unseen is not None:
                 _reread(context, (unseen.script,), lambda again, _: unseen.script in again, flip=unseen.flipped)
@@ -140,7 +141,7 @@ def recheck_script(context: PageContext) -> None:
             elif read_for_another_script(options, context.scripts, _text(context.blocks)):
                 _second_look(context)
             unseen_warned = unseen_warning(
-                straight.image, raster.scale, context.blocks, options, context.scripts, context.languages
+                straight.image, raster.scale, context.blocks, options, context.scripts, context.languages, read_alone
             )
         context.scripts = scripts_in(_text(context.blocks)) or context.scripts
     vertical = _vertical_script_elsewhere(context)

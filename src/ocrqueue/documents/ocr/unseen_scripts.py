@@ -71,6 +71,11 @@ def read_poorly(blocks: Sequence[Block]) -> bool:
     return len(poor) >= MIN_LINES and len(poor) >= POOR_SHARE * len(lines)
 
 
+# The page's poor lines read alone with its languages, by those lines and languages: the probe
+# (``unseen_script``) and the warning (``unseen_warning``) ask for the same reading of one page.
+AloneReadings = dict[tuple[tuple[Line, ...], tuple[str, ...]], tuple[list[Image.Image], float]]
+
+
 @dataclass(frozen=True)
 class Unseen:
     script: str
@@ -84,20 +89,22 @@ def unseen_script(
     options: ProcessOptions,
     scripts: tuple[str, ...],
     languages: tuple[str, ...],
+    read_alone: AloneReadings | None = None,
 ) -> Unseen | None:
     """The unseen script a page read poorly is in, when its model is installed and reads a few of
     the poor lines well, as they are or turned by 180 degrees (OSD turns pages of scripts it does
     not know as it turns the one it takes them for: dev Armenian pages, all three, and a Khmer
     page were turned upside down), and better than the page's own ``languages`` read them;
     None otherwise, and when languages were named. ``image`` is the page as read (upright and
-    straight), ``scale`` its pixels per point."""
+    straight), ``scale`` its pixels per point; ``read_alone`` keeps the lines' reading alone for
+    ``unseen_warning`` on the same page."""
     engine = _probing_engine(blocks, options, scripts)
     if engine is None:
         return None
     candidates = [s for s in UNSEEN if SCRIPT_MODELS[s].model in engine.capabilities.languages]
     if not candidates:
         return None
-    crops, own = _read_alone(engine, image, scale, blocks, languages)
+    crops, own = _read_alone(engine, image, scale, blocks, languages, read_alone)
     if own >= POOR_LINE_CONFIDENCE:
         # Read alone, the lines are not poor (a page of Armenian's lines: 0.35 with eng): the page
         # is in its own script, and loading the unseen scripts' models (15 MB more for the poster,
@@ -122,20 +129,31 @@ def _probing_engine(blocks: Sequence[Block], options: ProcessOptions, scripts: t
 
 
 def _read_alone(
-    engine: OcrEngine, image: Image.Image, scale: float, blocks: Sequence[Block], languages: tuple[str, ...]
+    engine: OcrEngine,
+    image: Image.Image,
+    scale: float,
+    blocks: Sequence[Block],
+    languages: tuple[str, ...],
+    done: AloneReadings | None,
 ) -> tuple[list[Image.Image], float]:
     """A few of the page's poor lines (``PROBE_LINES``, spread over it) cropped, and the mean
     confidence the page's own ``languages`` read them with on their own: the bar a model of an
     unseen script must clear. OCRmyPDF's poster, display type read poorly as a page, reads its
     lines alone with eng at 0.69, and the Armenian model at 0.72 made it a page of Armenian,
-    read twice (850 MB against 600)."""
+    read twice (850 MB against 600). Taken from ``done`` when these lines were read so already."""
     poor = _poor(_lines(blocks))
+    key = (tuple(poor), languages)
+    if done is not None and key in done:
+        return done[key]
     step = len(poor) / min(len(poor), PROBE_LINES)
     crops = []
     for line in (poor[int(i * step)] for i in range(min(len(poor), PROBE_LINES))):
         box = line.bbox.scaled(scale)
         crops.append(padded_crop(image, (int(box.x0), int(box.y0), int(box.x1) + 1, int(box.y1) + 1))[0])
-    return crops, _confidence(engine, crops, RecognitionRequest(languages, "text", round(scale * 72)))
+    reading = crops, _confidence(engine, crops, RecognitionRequest(languages, "text", round(scale * 72)))
+    if done is not None:
+        done[key] = reading
+    return reading
 
 
 def _confidence(engine: OcrEngine, crops: Sequence[Image.Image], request: RecognitionRequest) -> float:
@@ -152,6 +170,7 @@ def unseen_warning(
     options: ProcessOptions,
     scripts: tuple[str, ...],
     languages: tuple[str, ...],
+    read_alone: AloneReadings | None = None,
 ) -> str | None:
     """For a page read poorly in a script OSD can see, with languages auto: a warning naming the
     unseen scripts whose models are missing (it may be in one of them), or None; None too when
@@ -161,7 +180,7 @@ def unseen_warning(
     if engine is None:
         return None
     missing = [s for s in UNSEEN if SCRIPT_MODELS[s].model not in engine.capabilities.languages]
-    if not missing or _read_alone(engine, image, scale, blocks, languages)[1] >= POOR_LINE_CONFIDENCE:
+    if not missing or _read_alone(engine, image, scale, blocks, languages, read_alone)[1] >= POOR_LINE_CONFIDENCE:
         return None
     lines = _lines(blocks)
     named = ", ".join(f"{s} ({SCRIPT_MODELS[s].package})" for s in missing)
