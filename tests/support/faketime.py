@@ -1,8 +1,11 @@
 """Moving the wall clock of running `ocrqueue` processes with libfaketime (Debian: `faketime`).
 
 `FakeClock(directory)` writes an offset into a timestamp file that every process started with
-`clock.environment()` reads (re-read at most every second), so a test can step their clocks forward or
-back by hours while they run. Only the wall clock moves: `FAKETIME_DONT_FAKE_MONOTONIC=1`, because a
+`clock.environment()` reads at every clock call (`FAKETIME_NO_CACHE`), so a test can step their clocks
+forward or back by hours while they run, and every process sees the step at the same instant, as on
+a real machine. With libfaketime's cache (re-read at most every second) the processes stepped up to a
+second apart: one worker's reaper ended a lease on the stepped clock and another, still on the old
+one, claimed the task "hours before" that end. Only the wall clock moves: `FAKETIME_DONT_FAKE_MONOTONIC=1`, because a
 real clock step (NTP, an operator, a VM resume) never moves CLOCK_MONOTONIC, and because with a
 faked monotonic clock Python's timed waits (`sem_clockwait` on CLOCK_MONOTONIC, which libfaketime
 0.9.10 does not intercept) sleep for the size of a forward jump.
@@ -78,7 +81,7 @@ class FakeClock:
         return {
             "LD_PRELOAD": self.library,
             "FAKETIME_TIMESTAMP_FILE": str(self.timestamp_file),
-            "FAKETIME_CACHE_DURATION": "1",
+            "FAKETIME_NO_CACHE": "1",
             "FAKETIME_DONT_FAKE_MONOTONIC": "1",
             "NO_FAKE_STAT": "1",  # file times stay real; faking them makes every import crawl
             "OCRQ_FAKETIME_DIR": str(self.directory),
