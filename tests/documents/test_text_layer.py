@@ -303,3 +303,23 @@ def test_a_slanting_watermark_is_read_first_and_leaves_the_columns_whole() -> No
     assert blocks[0].text == "DRAFT"
     text = " ".join(b.text for b in blocks[1:])
     assert text.index("Left column line 29") < text.index("Right column line 0")
+
+
+def test_a_label_left_of_its_paragraphs_first_line_is_read_before_it() -> None:
+    """A tax form's questions: the letter of each stands in the margin on the first line of its
+    question's paragraph, drawn after the questions, its top a fraction of a point below the
+    paragraph's. Blocks were sorted by their tops alone after the lines had been put in reading
+    order, and every such letter came after its question ("Current nonimmigrant status ... D")."""
+    questions = [
+        ("D", ["Current nonimmigrant status and date of change", "(see page 29)"]),
+        ("E", ["Date you entered the United States", "(see the instructions)"]),
+        ("G", ["Dates you entered and left the United States during", "the year, and the country you left for"]),
+    ]
+    pdf = PdfBuilder()
+    ops = []
+    for k, (_, lines) in enumerate(questions):
+        ops += [PdfBuilder.text(86, 100 + 60 * k + 11 * i, 8, line) for i, line in enumerate(lines)]
+    ops += [PdfBuilder.text(74, 100.3 + 60 * k, 9, letter, "F2") for k, (letter, _) in enumerate(questions)]
+    pdf.add_page(ops)
+    blocks = [b.text for b in run(pdf.build(), mode="text").pages[0].blocks]
+    assert blocks == [part for letter, lines in questions for part in (letter, " ".join(lines))]

@@ -6,6 +6,7 @@ blocks from it (``from_text_layer``); pipeline.py runs them.
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import replace
 
@@ -294,11 +295,16 @@ def from_text_layer(
             chunks = at_notes(reading_sort(lines), margin)
             groups = [(b.bbox.y0, [b]) for chunk in chunks for b in build_blocks(chunk, height, body)]
         # Top down (figures are named so), left to right along a row (a form's boxes).
+        beside: list[tuple[float, list[Block]]] = []
         for i, box in sorted(enumerate(boxes), key=lambda item: (item[1].y0, item[1].x0)):
             if i not in placed and region.contains_center_of(box):
                 placed.add(i)
-                groups.append((box.y0, island_blocks(i)))
-        blocks.extend(b for _, group in sorted(groups, key=lambda g: g[0]) for b in group)
+                beside.append((box.y0, island_blocks(i)))
+        # The islands go in among the text blocks by their tops; the text blocks keep their
+        # reading order. Sorted all together, a form's label "D" on the first row of its
+        # paragraph fell after it, its top a hundredth of a point lower.
+        merged = heapq.merge(groups, beside, key=lambda g: g[0])
+        blocks.extend(b for _, group in merged for b in group)
     blocks.extend(b for i in range(len(islands)) if i not in placed for b in island_blocks(i))
     blocks = with_notes(blocks, build_blocks(reading_sort(margin), height, body))
     return (*watermark_blocks(watermarks), *blocks), images
