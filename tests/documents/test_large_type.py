@@ -118,3 +118,24 @@ def test_a_scanned_table_ruled_between_rows_with_grey_hairlines_keeps_its_rows()
     page = run(scan, engine="tesseract", languages=["eng"]).pages[0]
     table = next(b for b in page.blocks if b.table is not None)
     assert table.table is not None and len(table.table.grid()) == 7
+
+
+NOTO_CJK_BOLD = "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
+NOTO_CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+
+
+def test_the_strokes_of_a_large_bold_title_are_no_table() -> None:
+    """A slide's title in 53-point bold over a thick rule: the strokes of 固 (a box round 古) are
+    0.07 in thick and cross as a table's rules do, and were read as a table of empty cells, the
+    title's other characters scattered. A table has rules of a few points at most among both its
+    horizontal and its vertical ones."""
+    image = Image.new("L", (3300, 2550), 255)  # a 4:3 slide at 300 dpi
+    draw = ImageDraw.Draw(image)
+    draw.text((250, 180), "単語の固有表現らしさの測定", font=ImageFont.truetype(NOTO_CJK_BOLD, 220), fill=0)
+    draw.rectangle((220, 470, 2400, 495), fill=40)
+    body = ["ある単語の時系列的な分布の類似度を測定する。", "２社の新聞記事を日付ごとに揃える。"]
+    for i, line in enumerate(body):
+        draw.text((400, 700 + 220 * i), line, font=ImageFont.truetype(NOTO_CJK, 100), fill=0)
+    blocks = run(_png(image)).pages[0].blocks
+    assert [b.type for b in blocks] == ["title", "text"]
+    assert blocks[0].text == "単語の固有表現らしさの測定"

@@ -22,6 +22,8 @@ from ocrqueue.documents.layout.xycut import Mask, Region, xy_cut_page
 MIN_GUTTER_IN = 0.2
 H_RULE_MIN_IN = 0.5
 V_RULE_MIN_IN = 0.2
+# A table has rules this thin (3 points) among its horizontal and among its vertical ones.
+RULE_MAX_THICK_IN = 0.042
 # A detected figure with less ink than this (share of grid cells) is scanner noise or empty paper.
 MIN_FIGURE_INK = 0.03
 
@@ -69,11 +71,12 @@ def find_rules(page: Straightened, dpi: int) -> Rules:
     v_rules = _long_runs_near(page, factor, max(8, int(V_RULE_MIN_IN * dpi)), axis=0)
     tol = max(3, dpi // 40)
     v_rules = _rules_not_stems(v_rules, h_rules, int(H_RULE_MIN_IN * dpi), tol)
-    grids = find_tables(h_rules, v_rules, tol=tol)
+    thickest = max(3, round(RULE_MAX_THICK_IN * dpi))
+    grids = find_tables(h_rules, v_rules, tol=tol, thickest=thickest)
     faint = _faint_row_rules(page.gray, grids, max(3, round(FAINT_MAX_THICK_IN * dpi)))
     if faint.any():
         h_rules |= faint
-        grids = find_tables(h_rules, v_rules, tol=tol)
+        grids = find_tables(h_rules, v_rules, tol=tol, thickest=thickest)
     return Rules(h_rules | v_rules, grids)
 
 

@@ -111,10 +111,13 @@ OPEN_EDGE_RULES = 2  # horizontal rules that must run past the outer vertical ru
 OPEN_TABLE_MIN_ROWS = 3  # horizontal rules a table with one vertical rule (two open sides) needs
 
 
-def find_tables(h_rules: Mask, v_rules: Mask, tol: int) -> list[TableGrid]:
+def find_tables(h_rules: Mask, v_rules: Mask, tol: int, thickest: int | None = None) -> list[TableGrid]:
     """Tables formed by horizontal and vertical rules that cross each other. A table may be open
     at its sides (only the rules between columns drawn, as DocBook and LaTeX often set them): its
-    horizontal rules then reach past the outermost vertical rule, and their ends are its edges."""
+    horizontal rules then reach past the outermost vertical rule, and their ends are its edges.
+    With ``thickest``, a group none of whose horizontal or none of whose vertical rules is that
+    thin is no table: the strokes of large bold type (a slide title's 固 is a box round 古) and a
+    filled logo cross as a table's rules do, at several times a rule's weight."""
     hs = _segments(h_rules, axis=1)
     vs = _segments(v_rules, axis=0)
     if len(hs) < 2 or not vs:
@@ -129,8 +132,16 @@ def find_tables(h_rules: Mask, v_rules: Mask, tol: int) -> list[TableGrid]:
         groups.setdefault(uf.find(i), ([], []))[0].append(h)
     for j, v in enumerate(vs):
         groups.setdefault(uf.find(len(hs) + j), ([], []))[1].append(v)
-    tables = [_grid(g_h, g_v, h_rules, v_rules, tol) for g_h, g_v in groups.values() if len(g_h) >= 2]
+    tables = [
+        _grid(g_h, g_v, h_rules, v_rules, tol)
+        for g_h, g_v in groups.values()
+        if len(g_h) >= 2 and (thickest is None or (_thinnest(g_h) <= thickest and _thinnest(g_v) <= thickest))
+    ]
     return [t for t in tables if t is not None]
+
+
+def _thinnest(segments: list[Segment]) -> int:
+    return min((s.thickness for s in segments), default=0)
 
 
 def _covered(rules: Mask, lo: int, hi: int, across0: int, across1: int, vertical: bool, tol: int) -> bool:
