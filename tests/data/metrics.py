@@ -134,17 +134,21 @@ def bag_of_words_f1(reference: str, hypothesis: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+# Words that stand for shapes drawn on the page: a list's bullet, a check box.
+_DRAWN_ROLES = ("bullet", "checkbox")
+
+
 def _line_text(line: Line) -> str:
-    """A line's text without the bullets the PDF draws as shapes (a word with the role "bullet"):
-    they are no characters of the text layer the truth is, and the reading adds them."""
-    if not any(w.role == "bullet" for w in line.words):
+    """A line's text without the shapes the page draws (a word with the role "bullet" or
+    "checkbox"): they are no characters of the text layer the truth is, and the reading adds them."""
+    if not any(w.role in _DRAWN_ROLES for w in line.words):
         return line.text
-    return line_text([w for w in line.words if w.role != "bullet"])
+    return line_text([w for w in line.words if w.role not in _DRAWN_ROLES])
 
 
 def full_text(page: PageResult) -> str:
     """Everything a page result says, in its reading order: every block's lines (headers, footers,
-    captions, figure labels included; drawn bullets left out), a table's cells row by row."""
+    captions, figure labels included; drawn bullets and check boxes left out), a table's cells row by row."""
     parts: list[str] = []
     for block in page.blocks:
         if block.table is not None:

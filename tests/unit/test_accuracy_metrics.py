@@ -99,3 +99,13 @@ def test_a_drawn_bullet_is_left_out_of_the_scored_text() -> None:
     lines = (Line(line_text(drawn), box, 1.0, drawn), Line(line_text(typed), box, 1.0, typed))
     page = PageResult(0, 10, 10, "text_layer", (Block("list", box, "Harbour works\nPier", 1.0, lines),))
     assert full_text(page) == "Harbour works\n\u2022 Pier"
+
+
+def test_a_drawn_check_box_is_left_out_of_the_scored_text() -> None:
+    """A check box is a frame drawn on the page, read as a word "☐" with the role "checkbox"."""
+    box = BBox(0, 0, 10, 10)
+    words = (Word("\u2610", box, 1.0, role="checkbox"), Word("Cairo", box, 1.0))
+    page = PageResult(
+        0, 10, 10, "tesseract", (Block("list", box, "\u2610 Cairo", 1.0, (Line("\u2610 Cairo", box, 1.0, words),)),)
+    )
+    assert full_text(page) == "Cairo"

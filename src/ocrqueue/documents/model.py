@@ -31,8 +31,8 @@ BLOCK_TYPES: tuple[BlockType, ...] = (
 )
 
 
-WordRole = Literal["superscript", "bullet"]
-WORD_ROLES: tuple[WordRole, ...] = ("superscript", "bullet")
+WordRole = Literal["superscript", "bullet", "checkbox"]
+WORD_ROLES: tuple[WordRole, ...] = ("superscript", "bullet", "checkbox")
 
 
 def _bbox(value: Any) -> BBox:
@@ -57,7 +57,8 @@ class Word:
     """A word; ``chars`` holds one box per character of ``text`` when they were asked for
     (text-layer pages with ProcessOptions.char_boxes). ``role`` "superscript": a footnote or
     reference marker set small and raised after the word before it, with no space between; "bullet":
-    a list's bullet the PDF draws as a shape, not a character of its text layer ("•" stands for it)."""
+    a list's bullet the PDF draws as a shape, not a character of its text layer ("•" stands for it);
+    "checkbox": a check box drawn on a rendered page, "☐" empty or "☒" marked (layout/checkboxes.py)."""
 
     text: str
     bbox: BBox

@@ -23,8 +23,10 @@ from ocrqueue.documents.model import Block, BlockType, Line, Word
 from ocrqueue.documents.text import join_lines, mostly_wide
 
 LIST_MARKER = re.compile(
-    r"^\s*(?:[-\u2022*\u00b7\u25aa\u25e6\u2023\u2013]|\(?\d{1,3}[.)]|\(?[a-z][.)]|[一二三四五六七八九十]+、)\s+"
+    r"^\s*(?:[-\u2022*\u00b7\u25aa\u25e6\u2023\u2013\u2610\u2612]|\(?\d{1,3}[.)]|\(?[a-z][.)]|[一二三四五六七八九十]+、)\s+"
 )
+# A check box (layout/checkboxes.py) starts an item and stays in its text: it says the item's state.
+CHECKBOX_ITEM = re.compile(r"^\s*[\u2610\u2612]\s+")
 CAPTION = re.compile(r"^\s*(?:fig(?:ure)?\.?|table|tab\.|图|表)\s*\d+", re.IGNORECASE)
 MARGIN_BAND = 0.07
 RELATION = re.compile(r"[=<>\u2248\u2260\u2264\u2265\u2261\u221d]")  # = < > ≈ ≠ ≤ ≥ ≡ ∝
@@ -205,7 +207,8 @@ def list_items(lines: Sequence[Line]) -> list[str]:
             items.append([line])
         else:
             items[-1].append(line)
-    return [LIST_MARKER.sub("", _join_lines(item), count=1) for item in items]
+    texts = [_join_lines(item) for item in items]
+    return [text if CHECKBOX_ITEM.match(text) else LIST_MARKER.sub("", text, count=1) for text in texts]
 
 
 # What OCR engines make of a round bullet: a lone mark like these before a capital or a digit

@@ -69,7 +69,7 @@ def to_points(line: Line, dx: float, dy: float, scale: float) -> Line:
     def conv(b: BBox) -> BBox:
         return BBox((b.x0 + dx) / scale, (b.y0 + dy) / scale, (b.x1 + dx) / scale, (b.y1 + dy) / scale)
 
-    words = tuple(Word(clean_text(w.text), conv(w.bbox), w.confidence) for w in line.words)
+    words = tuple(Word(clean_text(w.text), conv(w.bbox), w.confidence, role=w.role) for w in line.words)
     size = line.font_size / scale if line.font_size else None
     return Line(clean_text(line.text), conv(line.bbox), line.confidence, words, size)
 

@@ -22,6 +22,7 @@ from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.blocks import body_size
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
+from ocrqueue.documents.layout.checkboxes import find_checkboxes, mark_checkboxes
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse
@@ -53,6 +54,7 @@ def read_whole_page(page: OcrPage, use_model: bool, resources: PipelineResources
     lines = page.engine.recognize(image, RecognitionRequest(page.languages, "page", page.dpi)).lines
     if dx or dy:
         lines = tuple(moved(ln, dx, dy) for ln in lines)
+    lines = mark_checkboxes(lines, find_checkboxes(page.ink, page.dpi))
     layout, detected = pending.result()
     if not is_vertical(lines):
         lines = (*lines, *_lost_lines(page, lines, layout))

@@ -172,7 +172,7 @@ def _prose_markdown(block: Block, text: str) -> str:
     if block.type == "title":
         return "#" * min(6, block.level or 1) + " " + escape_heading(text)
     if block.type == "list":
-        return "\n".join(f"- {escape(item)}" for item in text.split("\n"))
+        return "\n".join(_list_item(item) for item in text.split("\n"))
     if block.type == "code":
         fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS.findall(block.text)), default=0))
         return f"{fence}\n{block.text}\n{fence}"
@@ -187,6 +187,17 @@ def _prose_markdown(block: Block, text: str) -> str:
     if block.type == "caption":
         return f"*{_emphasis_body(escape(text))}*"
     return escape(text)
+
+
+_TASK_BOXES = {"\u2610": "[ ]", "\u2612": "[x]"}
+
+
+def _list_item(item: str) -> str:
+    """An item; one starting with a check box (☐, ☒) is a task list item: ``- [ ] text``."""
+    box = _TASK_BOXES.get(item[:1])
+    if box is not None and item[1:2] == " ":
+        return f"- {box} {escape(item[2:])}"
+    return f"- {escape(item)}"
 
 
 def page_markdown_parts(page: PageResult, include_headers: bool = False) -> list[str]:
