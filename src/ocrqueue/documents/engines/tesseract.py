@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import cv2
+import numpy as np
 import tesserocr
 from PIL import Image
 
@@ -48,6 +50,12 @@ _PSM_FOR_TASK = {
 # them by the layout found beside): PSM 3's page layout analysis takes much of a Korean page for
 # something else than text and drops it (bench/script_pages.py, Korean pages).
 SINGLE_COLUMN_PAGE_MODELS = frozenset({"Hangul", "kor"})
+# Models that read a page or crop better in black and white, thresholded by us (Otsu) before
+# Tesseract sees it: given the grey of a straightened scan, Tesseract's Arabic model read whole
+# lines as garbage ("يحلّل المستند الحالي" as "لل Glial sawed"), the same lines black and white
+# right (docs/documents.md, "Right-to-left text").
+BLACK_AND_WHITE_MODELS = frozenset({"Arabic"})
+NOISY_PAPER = 0.2
 # Scripts whose models name a bracket of a right-to-left run as meant, not as drawn (logical_line.logical_order).
 RIGHT_TO_LEFT_SCRIPTS = frozenset({"Arabic", "Hebrew", "Syriac", "Thaana"})
 
@@ -145,11 +153,29 @@ class TesseractEngine:
         psm = _PSM_FOR_TASK[request.task]
         if request.task == "page" and request.languages[0] in SINGLE_COLUMN_PAGE_MODELS:
             psm = tesserocr.PSM.SINGLE_COLUMN
+        gray = image if image.mode == "L" else image.convert("L")
+        if BLACK_AND_WHITE_MODELS.intersection(request.languages):
+            gray = black_and_white(gray)
         with self._borrow(lang, psm) as api:
-            api.SetImage(image if image.mode == "L" else image.convert("L"))
+            api.SetImage(gray)
             api.SetSourceResolution(request.dpi)
             api.Recognize()
             return EngineOutput(tuple(_lines(api)))
+
+
+def black_and_white(gray: Image.Image) -> Image.Image:
+    """``gray`` thresholded at its Otsu level (ink black, paper white) when its paper is not one
+    white (a scan: ``NOISY_PAPER`` or more of the pixels above that level are under 254); a clean
+    render is left as it is (its letters' grey edges are what Tesseract reads best from)."""
+    pixels = np.asarray(gray, dtype=np.uint8)
+    if pixels.size == 0:
+        return gray
+    level, _ = cv2.threshold(pixels, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    sample = pixels[:: max(1, pixels.shape[0] // 500), :: max(1, pixels.shape[1] // 500)]
+    paper = sample[sample > level]
+    if paper.size == 0 or float(np.mean(paper < 254)) < NOISY_PAPER:
+        return gray
+    return Image.fromarray(np.where(pixels > level, 255, 0).astype(np.uint8))
 
 
 def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
