@@ -421,3 +421,34 @@ def test_only_a_page_whose_paper_is_not_one_white_is_thresholded() -> None:
     out = np.asarray(black_and_white(Image.fromarray(noisy)))
     assert set(np.unique(out).tolist()) == {0, 255}
     assert (out[80:120, 50:350] == 0).all() and (out[:70] == 255).all()
+
+
+PERSIAN_TERMINAL = RtlPage(
+    "persian-terminal",
+    "fa",
+    "پایانهٔ گنوم",
+    (
+        "رنگ پیش‌گزیده پس‌زمینهٔ پایانه، به شکل مشخصات رنگی (می‌تواند ارقام شانزده‌شانزدهی به سبک HTML یا نام یک رنگ مثل «قرمز» باشد).",  # noqa: E501
+        "پروندهٔ تنظیمات پایانهٔ نامعتبر.",
+        "همچنان فرایندهایی وجود دارند که در بعضی پایانه‌های داخل این پنجره در حال اجرا هستند. بستن پنجره همهٔ آن‌ها را خواهد کشت.",  # noqa: E501
+        "پایانهٔ گنوم یک برنامهٔ شبیه‌ساز پایانه برای دسترسی به یک محیط پوستهٔ یونیکس است.",
+        "اگر درست باشد، متن توپر با رنگ مشابه متن معمولی رسم می‌شود. در صورتی که cursor-colors-set درست باشد، چشم‌پوشی می‌شود.",  # noqa: E501
+        "رنگ پیش‌گزیده مکان‌نما در پایانه، به شکل مشخصات رنگی (می‌تواند ارقام شانزده‌شانزدهی به سبک HTML یا نام یک رنگ مثل «قرمز» باشد).",  # noqa: E501
+    ),
+    ("HTML", "cursor", "colors", "set"),
+)
+
+
+def test_persian_words_english_takes_as_latin_junk_are_read_again_with_the_arabic_model(tmp_path: Path) -> None:
+    """Read with ``Arabic+eng``, English took eleven of this page's Persian words as Latin junk
+    ("پایانهٔ" as "abl", "رنگ" as "Ky", "شود" as "gq"; CER 0.160); each such word read again
+    alone with the Arabic model comes back Persian (two left, CER 0.123), and the page's real
+    Latin words, read by English with high confidence, stay."""
+    image = _rendered(print_pdfs((PERSIAN_TERMINAL,), tmp_path)[PERSIAN_TERMINAL.name], dpi=300)
+    read = _only_page(image)
+    assert read.to_dict()["languages"] == ["Arabic", "eng"]
+    text = full_text(read)
+    latin = [w for w in tokens(text) if re.search("[A-Za-z]", w)]
+    assert {"HTML", "colors", "set"} <= set(latin), text
+    assert len([w for w in latin if w.lower() not in {k.lower() for k in PERSIAN_TERMINAL.key_words}]) <= 4, latin
+    assert text_cer(PERSIAN_TERMINAL.text, text) <= 0.14, text

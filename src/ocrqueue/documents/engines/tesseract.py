@@ -56,6 +56,16 @@ SINGLE_COLUMN_PAGE_MODELS = frozenset({"Hangul", "kor"})
 # right (docs/documents.md, "Right-to-left text").
 BLACK_AND_WHITE_MODELS = frozenset({"Arabic"})
 NOISY_PAPER = 0.2
+# Right-to-left models read beside ``eng`` (engine_choice.WITH_ENGLISH) whose words English takes
+# as Latin junk ("پایانهٔ" as "abl", "رنگ" as "Ky", "تعذّر" as "Sei"): a word of Latin letters
+# read under ``STOLEN_BELOW`` in a line of mostly right-to-left words is read again alone, as a
+# raw line, with the script's model only, and that reading kept when it is one word of two
+# right-to-left letters or more, no Latin letter, read at ``STOLEN_KEPT`` or more. Real Latin
+# words in those lines ("HTML", "highlight-colors-set") read 0.90-0.96 with ``eng``; the model
+# alone reads them as digits and Latin letters, so they stay.
+REREAD_STOLEN_MODELS = frozenset({"Arabic"})
+STOLEN_BELOW = 0.9
+STOLEN_KEPT = 0.3
 # Scripts whose models name a bracket of a right-to-left run as meant, not as drawn (logical_line.logical_order).
 RIGHT_TO_LEFT_SCRIPTS = frozenset({"Arabic", "Hebrew", "Syriac", "Thaana"})
 
@@ -160,7 +170,47 @@ class TesseractEngine:
             api.SetImage(gray)
             api.SetSourceResolution(request.dpi)
             api.Recognize()
-            return EngineOutput(tuple(_lines(api)))
+            lines = _lines(api)
+        own = [lang for lang in request.languages if lang in REREAD_STOLEN_MODELS]
+        if own and "eng" in request.languages:
+            lines = [self._stolen_words_read_again(gray, line, "+".join(own), request.dpi) for line in lines]
+        return EngineOutput(tuple(lines))
+
+    def _stolen_words_read_again(self, gray: Image.Image, line: Line, lang: str, dpi: int) -> Line:
+        """``line`` with the words English took from a right-to-left script read again with that
+        script's model ``lang`` alone (``REREAD_STOLEN_MODELS``); the line as it was when it is
+        not mostly right to left or no word changed."""
+        words = list(line.words)
+        if sum(has_rtl(w.text) for w in words) * 2 < len(words):
+            return line
+        height = line.bbox.height
+        pad_x, pad_y = max(1, round(height / 8)), max(2, round(height / 4))
+        changed = False
+        for i, word in enumerate(words):
+            if has_rtl(word.text) or not _has_latin_letter(word.text) or (word.confidence or 0.0) >= STOLEN_BELOW:
+                continue
+            box = (
+                max(0, int(word.bbox.x0) - pad_x),
+                max(0, int(line.bbox.y0) - pad_y),
+                min(gray.width, int(word.bbox.x1) + pad_x),
+                min(gray.height, int(line.bbox.y1) + pad_y),
+            )
+            if box[2] <= box[0] or box[3] <= box[1]:
+                continue
+            with self._borrow(lang, tesserocr.PSM.RAW_LINE) as api:
+                api.SetImage(gray.crop(box))
+                api.SetSourceResolution(dpi)
+                api.Recognize()
+                read = [w for ln in _lines(api) for w in ln.words]
+            if len(read) != 1:
+                continue
+            text, confidence = read[0].text, read[0].confidence or 0.0
+            if sum(map(has_rtl, text)) >= 2 and not _has_latin_letter(text) and confidence >= STOLEN_KEPT:
+                words[i] = Word(text, word.bbox, confidence)
+                changed = True
+        if not changed:
+            return line
+        return Line(" ".join(w.text for w in words), line.bbox, line.confidence, tuple(words), line.font_size)
 
 
 def black_and_white(gray: Image.Image) -> Image.Image:
@@ -176,6 +226,10 @@ def black_and_white(gray: Image.Image) -> Image.Image:
     if paper.size == 0 or float(np.mean(paper < 254)) < NOISY_PAPER:
         return gray
     return Image.fromarray(np.where(pixels > level, 255, 0).astype(np.uint8))
+
+
+def _has_latin_letter(text: str) -> bool:
+    return any(c.isascii() and c.isalpha() for c in text)
 
 
 def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
