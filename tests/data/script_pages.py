@@ -3,6 +3,7 @@ orders right-to-left lines) and the Debian font that has the script's letters.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from PIL import Image, ImageDraw, ImageFont
@@ -32,9 +33,22 @@ MARGIN = 150
 RIGHT_TO_LEFT = frozenset({"Hebrew", "Arabic"})
 
 
-def script_page(lines: Sequence[str], script: str, size: int = 30) -> Image.Image:
-    """A page of ``lines`` in ``script``'s font, one a line, set from the right for right-to-left scripts."""
-    path, index = FONTS[script]
+def pinned_noto(file: str) -> str:
+    """A font file of the Noto package that bench/accuracy/scripts.json pins (the per-script pages
+    are printed in it), unpacked into the accuracy cache as the benchmark does; not installed on the
+    system, where its Noto Sans would become fontconfig's sans-serif in place of DejaVu Sans."""
+    # tests/data on sys.path (tests/documents/conftest.py): scriptpages imports its siblings so.
+    from scriptpages import DEFAULT_CACHE, SCRIPTS_MANIFEST, unpack_packages
+
+    fonts = {"fonts-noto-core": json.loads(SCRIPTS_MANIFEST.read_text())["fonts"]["fonts-noto-core"]}
+    root = unpack_packages(fonts, DEFAULT_CACHE)["fonts-noto-core"]
+    return str(root / "usr/share/fonts/truetype/noto" / file)
+
+
+def script_page(lines: Sequence[str], script: str, size: int = 30, font_file: str | None = None) -> Image.Image:
+    """A page of ``lines`` in ``script``'s font (or ``font_file``), one a line, set from the right
+    for right-to-left scripts."""
+    path, index = (font_file, 0) if font_file is not None else FONTS[script]
     font = ImageFont.truetype(path, size, index=index, layout_engine=ImageFont.Layout.RAQM)
     image = Image.new("RGB", (PAGE_W, PAGE_H), "white")
     draw = ImageDraw.Draw(image)

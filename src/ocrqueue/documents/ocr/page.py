@@ -32,6 +32,7 @@ from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, miss
 from ocrqueue.documents.ocr.script_recheck import (
     HAN,
     POOR_READING,
+    SAME_READING,
     holds_han,
     low_confidence,
     mean_word_confidence,
@@ -134,7 +135,8 @@ def recheck_script(context: PageContext) -> None:
                 straight.image, raster.scale, context.blocks, options, context.scripts, context.languages, read_alone
             )
             if unseen is not None:
-                _reread(context, (unseen.script,), lambda again, _: unseen.script in again, flip=unseen.flipped)
+                confidence = mean_word_confidence(context.blocks)
+                _reread(context, (unseen.script,), _surer(unseen.script, confidence), flip=unseen.flipped)
             scripts = script_to_reread(options, _text(context.blocks), context.languages)
             if scripts is not None:
                 _reread(context, scripts, lambda again, _: scripts[0] in again)
@@ -186,8 +188,12 @@ def _second_look(context: PageContext) -> None:
 
 
 def _surer(script: str, confidence: float | None) -> Callable[[tuple[str, ...], tuple[Block, ...]], bool]:
-    """A reading that holds ``script`` and whose words were read with more confidence."""
-    return lambda found, blocks: script in found and (mean_word_confidence(blocks) or 0.0) > (confidence or 0.0)
+    """A reading that holds ``script`` (kana or kanji for Japanese and Han, ``SAME_READING``) and
+    whose words were read with more confidence."""
+    meant = SAME_READING.get(script, script)
+    return lambda found, blocks: (
+        meant in {SAME_READING.get(s, s) for s in found} and (mean_word_confidence(blocks) or 0.0) > (confidence or 0.0)
+    )
 
 
 def _better(script: str, share: float) -> Callable[[tuple[str, ...], tuple[Block, ...]], bool]:

@@ -1,4 +1,4 @@
-"""A look for the scripts that Tesseract's script detection cannot see.
+"""A look for the scripts that Tesseract's script detection cannot see, or names wrongly.
 
 OSD (osd.traineddata, the first look: ocr/detect.py) knows the letters of sixteen scripts only
 (its unicharset: Latin, Cyrillic, Greek, Hebrew, Arabic, Devanagari, Bengali, Tamil, Telugu,
@@ -16,6 +16,12 @@ word confidence of ``SURE`` or more, the best, is the page's (``unseen_script``)
 read again with it. When a page read poorly and the models of unseen scripts are missing, its
 warning names them and the one command that installs them all (``unseen_warning``): which of
 them it is cannot be told without them.
+
+When no unseen script's model reads them well, the same lines are read with the model of each
+script OSD knows that the page was not read for (``SEEN``): OSD names those wrongly too, upright
+and on every square of a page (Hebrew set in Noto Sans Hebrew was Thai to it), and a reading
+with the wrong model is poor in the same way. The pages that come here are those read poorly
+only: a page read well costs nothing more.
 """
 
 from __future__ import annotations
@@ -29,8 +35,9 @@ from ocrqueue.documents.engines import OcrEngine, RecognitionRequest
 from ocrqueue.documents.model import LOW_CONFIDENCE_READING, NO_MODEL, Block, Line
 from ocrqueue.documents.ocr.crops import padded_crop
 from ocrqueue.documents.ocr.engine_choice import first_look_engine
+from ocrqueue.documents.ocr.script_recheck import SAME_READING
 from ocrqueue.documents.options import AUTO, ProcessOptions
-from ocrqueue.documents.scripts import SCRIPT_MODELS
+from ocrqueue.documents.scripts import SCRIPT_MODELS, scripts_of_languages
 
 # The scripts of osd.traineddata's unicharset (Vietnamese is Latin to it; Japanese its kana and Han).
 OSD_SCRIPTS = frozenset(
@@ -54,6 +61,22 @@ OSD_SCRIPTS = frozenset(
     }
 )
 UNSEEN: tuple[str, ...] = tuple(s for s in SCRIPT_MODELS if s not in OSD_SCRIPTS)
+# Scripts OSD knows whose models read a poor page's lines after the unseen ones' (``unseen_script``):
+# OSD can name a script it knows wrongly, with a script confidence near nothing. Hebrew set in Noto
+# Sans Hebrew (Chromium's Hebrew font on Debian) is Thai to it on every square of a page (0.3-3,
+# against 40-80 for Noto Serif Hebrew and 6-9 for DejaVu Sans), or Katakana or Devanagari at other
+# sizes: its sans letters match none of OSD's Hebrew prototypes. Not Latin and Vietnamese (a wrong
+# model reads any script as Latin letters, and every page is read with Latin beside its script);
+# Han through the Japanese model (it reads kanji and kana; one reading covers both: ``SAME_READING``).
+SEEN: tuple[str, ...] = tuple(s for s in SCRIPT_MODELS if s in OSD_SCRIPTS and s not in ("Latin", "Vietnamese"))
+# The mean word confidence a model of ``SEEN`` must read those lines with (``SURE`` is the unseen
+# ones'). The Hebrew model read the poor lines of Hebrew pages OSD called Thai at 0.89-0.92; the
+# Thai model reads what it does not know with confidence, and all Thai letters: lines of the dev
+# Khmer pages (no model by default) at 0.72-0.76, of an Armenian page turned upside down by OSD with
+# the Armenian model missing 0.75. At 0.7 those pages were read again as Thai (Khmer: CER 0.93-0.99
+# either way; the Armenian page at 0.76 a word) and lost the warning that named their script's
+# package. Every other wrong model read under 0.55 (dev Gujarati and Gurmukhi, a made Georgian page).
+SEEN_SURE = 0.85
 POOR_LINE_CONFIDENCE = 0.6
 POOR_SHARE = 0.4
 MIN_LINES = 3
@@ -78,7 +101,7 @@ AloneReadings = dict[tuple[tuple[Line, ...], tuple[str, ...]], tuple[list[Image.
 
 @dataclass(frozen=True)
 class Unseen:
-    script: str
+    script: str  # one OSD cannot see, or one it knows (``SEEN``) and named wrongly
     flipped: bool  # its lines read well only turned by 180 degrees: the first look turned the page wrong
 
 
@@ -91,33 +114,63 @@ def unseen_script(
     languages: tuple[str, ...],
     read_alone: AloneReadings | None = None,
 ) -> Unseen | None:
-    """The unseen script a page read poorly is in, when its model is installed and reads a few of
-    the poor lines well, as they are or turned by 180 degrees (OSD turns pages of scripts it does
-    not know as it turns the one it takes them for: dev Armenian pages, all three, and a Khmer
-    page were turned upside down), and better than the page's own ``languages`` read them;
-    None otherwise, and when languages were named. ``image`` is the page as read (upright and
-    straight), ``scale`` its pixels per point; ``read_alone`` keeps the lines' reading alone for
-    ``unseen_warning`` on the same page."""
+    """The script a page read poorly is in, when its model is installed and reads a few of the
+    poor lines well, and better than the page's own ``languages`` read them: a script OSD cannot
+    see (``UNSEEN``), as the lines are or turned by 180 degrees (OSD turns pages of scripts it
+    does not know as it turns the one it takes them for: dev Armenian pages, all three, and a
+    Khmer page were turned upside down), else one it knows but named wrongly (``SEEN``, upright
+    only: OSD called a Hebrew page Thai at the right turn). None otherwise, and when languages
+    were named. ``image`` is the page as read (upright and straight), ``scale`` its pixels per
+    point; ``read_alone`` keeps the lines' reading alone for ``unseen_warning`` on the same page."""
     engine = _probing_engine(blocks, options, scripts)
     if engine is None:
         return None
-    candidates = [s for s in UNSEEN if SCRIPT_MODELS[s].model in engine.capabilities.languages]
-    if not candidates:
+    installed = engine.capabilities.languages
+    unseen = [s for s in UNSEEN if SCRIPT_MODELS[s].model in installed]
+    seen = _seen_candidates(installed, languages)
+    if not unseen and not seen:
         return None
     crops, own = _read_alone(engine, image, scale, blocks, languages, read_alone)
     if own >= POOR_LINE_CONFIDENCE:
         # Read alone, the lines are not poor (a page of Armenian's lines: 0.35 with eng): the page
-        # is in its own script, and loading the unseen scripts' models (15 MB more for the poster,
+        # is in its own script, and loading the other scripts' models (15 MB more for the poster,
         # 611 MB in one CI run against its 600 MB bound) would only be spent.
         return None
-    best, best_confidence = None, max(SURE, own + MARGIN)
-    for script in candidates:
+    found = _best(engine, crops, scale, unseen, (False, True), max(SURE, own + MARGIN))
+    return found or _best(engine, crops, scale, seen, (False,), max(SEEN_SURE, own + MARGIN))
+
+
+def _best(
+    engine: OcrEngine,
+    crops: Sequence[Image.Image],
+    scale: float,
+    scripts: Sequence[str],
+    flips: tuple[bool, ...],
+    bar: float,
+) -> Unseen | None:
+    """The script whose model reads ``crops`` (turned by 180 degrees too when ``flips`` says so)
+    with the highest mean word confidence, ``bar`` or more; None when none does."""
+    best, best_confidence = None, bar
+    for script in scripts:
         request = RecognitionRequest((SCRIPT_MODELS[script].model,), "text", round(scale * 72))
-        for flipped in (False, True):
+        for flipped in flips:
             confidence = _confidence(engine, [c.rotate(180) if flipped else c for c in crops], request)
             if confidence >= best_confidence:
                 best, best_confidence = Unseen(script, flipped), confidence
     return best
+
+
+def _seen_candidates(installed: frozenset[str], languages: tuple[str, ...]) -> list[str]:
+    """The scripts of ``SEEN`` whose models are installed, other than those the page was read for
+    (``languages``), and one of those one reading covers (Japanese and Han: Japanese, first in
+    the table; its model is the lighter to load, 38 MB against HanS's 48)."""
+    read = {SAME_READING.get(s, s) for s in scripts_of_languages(languages)}
+    found: dict[str, str] = {}
+    for script in SEEN:
+        same = SAME_READING.get(script, script)
+        if SCRIPT_MODELS[script].model in installed and same not in read and same not in found:
+            found[same] = script
+    return [found[same] for same in found]
 
 
 def _probing_engine(blocks: Sequence[Block], options: ProcessOptions, scripts: tuple[str, ...]) -> OcrEngine | None:
