@@ -10,6 +10,7 @@ Ruling lines are painted out first, so table borders never come back as "|" or "
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -19,13 +20,14 @@ import numpy.typing as npt
 from PIL import Image
 
 from ocrqueue.documents.engines import RecognitionRequest
-from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.geometry import BBox, PixelBox, share_inside
 from ocrqueue.documents.layout.blocks import body_size
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.checkboxes import find_checkboxes, mark_checkboxes
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse
+from ocrqueue.documents.layout.row_grid import row_grid_tables
 from ocrqueue.documents.layout.rows import merge_rows, split_line
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
@@ -62,6 +64,7 @@ def read_whole_page(page: OcrPage, use_model: bool, resources: PipelineResources
         # Columns read with a vertical model: the layout's regions and islands are found for
         # rows and would cut them.
         return vertical_blocks([to_points(ln, 0, 0, page.scale) for ln in lines]), Figures(page)
+    layout, grids = _with_row_grids(page, lines, layout, detected)
     parts = _split(lines, layout)
     region_lines = [[to_points(ln, 0, 0, page.scale) for ln in merge_rows(p)] for p in parts.regions]
     if parts.orphans:
@@ -72,10 +75,63 @@ def read_whole_page(page: OcrPage, use_model: bool, resources: PipelineResources
     per_region, notes = region_blocks(page, layout, region_lines, detected, figures)
     body = body_size(ln for lines in region_lines for ln in lines)
     per_island = [
-        island_blocks(page, isl, figures, _IslandWords(page, p), body)
+        [grids[isl.box]]
+        if isl.grid is None and isl.box in grids
+        else island_blocks(page, isl, figures, _IslandWords(page, p), body)
         for isl, p in zip(layout.islands, parts.islands, strict=True)
     ]
     return in_reading_order(layout, per_region, per_island, notes), figures
+
+
+def _with_row_grids(
+    page: OcrPage, lines: tuple[Line, ...], layout: RasterLayout, detected: list[LayoutBox] | None
+) -> tuple[RasterLayout, dict[PixelBox, Block]]:
+    """The layout with the grids of short cells among the engine's words (layout/row_grid.py, as
+    on the text layer) made tables, and the table block of each by its island's box. A grid's
+    columns are cut by XY-cut like columns of text wherever a gap runs through it, and its
+    narrow columns of numbers, read by the engine as blocks of their own, came back read down
+    (a scanned Calc sheet: "North East East West ..."), which the regions side by side of
+    aligned_columns.py could not join: its numbers had been cut into slices of a few rows. A
+    grid found where the layout model saw a table without rules, or a figure it fills the most
+    of, takes its place; ruled tables and formulas keep their words."""
+    if page.rules is None:  # tables are not looked for
+        return layout, {}
+    ruled = [i.box for i in layout.islands if i.kind == "formula" or i.grid is not None]
+    found = row_grid_tables(
+        [to_points(ln, 0, 0, page.scale) for ln in lines], [BBox(*box).scaled(1 / page.scale) for box in ruled]
+    )
+    grids = {_px_box(b.bbox, page.scale): b for b in found}
+    # A figure the model saw is the grid's when the grid fills most of it (the model took a page's
+    # grid of figures for a picture); a grid that fills a small part of a figure is its labels.
+    figures = [i.box for i in layout.islands if i.kind == "figure"]
+    grids = {
+        g: b
+        for g, b in grids.items()
+        if not any(share_inside(g, f) > GRID_IN_FIGURE and share_inside(f, g) < GRID_FILLS_FIGURE for f in figures)
+    }
+    if not grids:
+        return layout, {}
+    wanted = [
+        (kind, box)
+        for kind, box in islands_wanted(detected or [])
+        if kind == "formula" or not any(share_inside(box, g) > 0.3 or share_inside(g, box) > 0.3 for g in grids)
+    ]
+    wanted += [("table", box) for box in grids]
+    return analyse(page.straight, page.rules, page.dpi, wanted), grids
+
+
+GRID_IN_FIGURE = 0.5  # share of a grid's area inside a figure that makes it the figure's ...
+GRID_FILLS_FIGURE = 0.5  # ... unless it fills this share of the figure
+
+
+def _px_box(box: BBox, scale: float) -> PixelBox:
+    """A box in points as the pixels it covers, a pixel wider each side."""
+    return (
+        math.floor(box.x0 * scale) - 1,
+        math.floor(box.y0 * scale) - 1,
+        math.ceil(box.x1 * scale) + 1,
+        math.ceil(box.y1 * scale) + 1,
+    )
 
 
 # Lines the engine's page reading leaves out: Tesseract's page layout analysis drops some lines of
