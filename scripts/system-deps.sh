@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages ocrqueue needs. Usage: scripts/system-deps.sh serve|container|test|container-check|bench|all-scripts
 # "serve": the Tesseract models (English, Simplified Chinese, a model for every script the default
-# reads, and osd: which way up a page is, and its script; about 198 MiB, the budget is in
+# reads, Arabic's language model for Arabic-language pages, and osd: which way up a page is, and
+# its script; about 200 MiB, the budget is in
 # docs/documents.md) and fonts; RapidOCR's models come inside its wheel, and the Python wheels
 # bring their own native libraries (opencv-python-headless links none of the GUI ones).
 # "container": that plus Debian's Python to make the venv with and CA certificates (S3, model
@@ -24,7 +25,10 @@ set -euo pipefail
 script_models=(tesseract-ocr-script-latn tesseract-ocr-script-viet tesseract-ocr-script-cyrl tesseract-ocr-script-grek
   tesseract-ocr-script-hans tesseract-ocr-script-hant tesseract-ocr-script-jpan tesseract-ocr-script-jpan-vert tesseract-ocr-script-hang
   tesseract-ocr-script-thai tesseract-ocr-script-arab tesseract-ocr-script-hebr tesseract-ocr-script-deva)
-serve_packages=(tesseract-ocr tesseract-ocr-eng "${script_models[@]}" tesseract-ocr-chi-sim tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
+# The Arabic language's model, read beside the Arabic script model on Arabic (not Persian) pages
+# (documents/ocr/arabic_language.py).
+language_models=(tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-ara)
+serve_packages=(tesseract-ocr "${language_models[@]}" "${script_models[@]}" tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
 container_packages=(python3 python3-venv ca-certificates "${serve_packages[@]}")
 test_fonts=(fonts-tlwg-garuda-ttf fonts-lao fonts-lohit-deva)
 test_packages=("${serve_packages[@]}" postgresql chromium faketime qpdf poppler-utils "${test_fonts[@]}" tesseract-ocr-script-armn)

@@ -25,6 +25,7 @@ from ocrqueue.documents.layout.straighten import deskew
 from ocrqueue.documents.layout.vertical import ink_in_columns, is_column, is_vertical, vertical_blocks
 from ocrqueue.documents.model import Block
 from ocrqueue.documents.ocr.accents import needs_latin_model, reads_as_vietnamese
+from ocrqueue.documents.ocr.arabic_language import arabic_language_models, is_arabic_language
 from ocrqueue.documents.ocr.assemble import Figures, OcrPage
 from ocrqueue.documents.ocr.by_region import read_regions
 from ocrqueue.documents.ocr.detect import look, other_scripts, turn
@@ -97,12 +98,21 @@ def choose_engine(context: PageContext) -> None:
     engine has one (Tesseract's Japanese_vert beside Japanese: the horizontal model alone reads such
     a page as garbage, CER 0.99); and a warning for each script found that no installed model reads."""
     engine, languages = _chosen(context, context.scripts)
+    arabic = arabic_language_models(languages, engine.capabilities.languages)
+    if arabic is not None and context.options.languages == (AUTO,) and _arabic_language(context, engine):
+        languages = arabic
     vertical = with_vertical_models(languages, engine.capabilities.languages)
     if vertical != languages and ink_in_columns(needed(context.straight, "straightened page").ink):
         languages = vertical
     context.engine, context.languages = engine, languages
     for warning in missing_models(context.options, engine.name, context.scripts):
         context.warn(warning)
+
+
+def _arabic_language(context: PageContext, engine: OcrEngine) -> bool:
+    """Whether the straightened page's letters read with the Arabic model are Arabic, not Persian."""
+    straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
+    return is_arabic_language(engine, straight.image, straight.content, raster.dpi)
 
 
 @stage("ocr.read")

@@ -1,0 +1,90 @@
+"""Whether a page in the Arabic script is in the Arabic language, told by its letters before it is read.
+
+Tesseract's ``Arabic`` script model reads Arabic and Persian alike; Debian's ``ara`` language model
+(tesseract-ocr-ara) reads Arabic-language pages much better beside it but has no Persian letters
+(bench/accuracy.py --corpus scripts --split dev, gedit-ar: ``Arabic+eng`` clean 0.079 / 0.089 /
+0.075, scan 0.036 / 0.100 / 0.101; ``Arabic+ara`` clean 0.031 / 0.034 / 0.050, scan 0.051 /
+0.035 / 0.058; ``ara`` alone and ``ara+eng`` read the scans worse, 0.11-0.21), at about the same
+CPU a page. So once the first look says Arabic, a band across the middle of the straightened
+page's text is read with ``Arabic`` alone (a tenth to a fifth of a page's reading), and a band
+whose letters are Arabic's own (ي ك ة) and not Persian's or Urdu's (پ چ ژ گ, Persian ی and ک,
+ۀ, Urdu's ٹ ڈ ڑ ں ھ ہ ے) has the page read with ``Arabic+ara`` (``arabic_language_models``)
+instead of ``Arabic+eng``: a page is read once either way. Read with ``Arabic+eng``, the dev
+Arabic pages held 78-115 of Arabic's letters and 2-6 of Persian's (misread), the Persian ones
+40-250 of Persian's and 0-19 of Arabic's (ة for a misread ه).
+"""
+
+# ruff: noqa: RUF002, RUF003 (Arabic, Persian and Urdu letters are the point, not look-alikes of Latin ones)
+
+from __future__ import annotations
+
+from PIL import Image
+
+from ocrqueue.documents.engines import OcrEngine, RecognitionRequest
+
+ARABIC_MODEL = "Arabic"
+ARABIC_LANGUAGE = "ara"
+# ي (yeh), ك (kaf), ة (teh marbuta): Arabic writes them, Persian and Urdu write ی, ک and rarely ة.
+ARABIC_LETTERS = frozenset("\u064a\u0643\u0629")
+# پ چ ژ گ, Persian yeh ی and keheh ک, heh with yeh above ۀ; Urdu's tteh ٹ, ddal ڈ, rreh ڑ, noon
+# ghunna ں, heh doachashmee ھ, heh goal ہ, yeh barree ے.
+PERSIAN_LETTERS = frozenset("\u067e\u0686\u0698\u06af\u06cc\u06a9\u06c0\u0679\u0688\u0691\u06ba\u06be\u06c1\u06d2")
+MIN_ARABIC_LETTERS = 8
+# Arabic's letters needed for each Persian or Urdu one (the Arabic model misreads a few: ڈ, ک).
+ARABIC_PER_PERSIAN = 4
+# The band read for the language: inches of text across the middle of the page's content.
+BAND_IN = 1.5
+
+
+def arabic_language_models(languages: tuple[str, ...], offered: frozenset[str]) -> tuple[str, ...] | None:
+    """The models for an Arabic-language page chosen ``languages`` led by the Arabic script model:
+    ``Arabic+ara``; None when the page is not led by it or ``ara`` is not installed (then it is
+    read with ``languages`` as chosen)."""
+    if not languages or languages[0] != ARABIC_MODEL or ARABIC_LANGUAGE not in offered:
+        return None
+    return (ARABIC_MODEL, ARABIC_LANGUAGE)
+
+
+def reads_as_arabic_language(text: str) -> bool:
+    """Whether Arabic-script ``text`` read with the ``Arabic`` model is Arabic, not Persian or
+    Urdu: ``MIN_ARABIC_LETTERS`` or more of Arabic's own letters and ``ARABIC_PER_PERSIAN`` of
+    them for each Persian or Urdu letter."""
+    arabic, persian = _letters(text)
+    return arabic >= MIN_ARABIC_LETTERS and arabic >= ARABIC_PER_PERSIAN * persian
+
+
+def is_arabic_language(
+    engine: OcrEngine, image: Image.Image, content: tuple[int, int, int, int] | None, dpi: int
+) -> bool:
+    """Whether the page ``image`` (upright, straightened; ``content`` its text's box) is in the
+    Arabic language: a band ``BAND_IN`` tall across the middle of its text read with the
+    ``Arabic`` model alone, and the whole of its text when that band was too short to tell (too few
+    of Arabic's letters and nothing against them: a page of a few lines spaced apart)."""
+    box = content or (0, 0, image.width, image.height)
+    text = _read(engine, image, _band(box, round(BAND_IN * dpi)), dpi)
+    arabic, persian = _letters(text)
+    if (
+        arabic < MIN_ARABIC_LETTERS
+        and arabic >= ARABIC_PER_PERSIAN * persian
+        and _band(box, round(BAND_IN * dpi)) != box
+    ):
+        text = _read(engine, image, box, dpi)
+    return reads_as_arabic_language(text)
+
+
+def _letters(text: str) -> tuple[int, int]:
+    """(Arabic's own letters, Persian and Urdu ones) in ``text``."""
+    return sum(1 for c in text if c in ARABIC_LETTERS), sum(1 for c in text if c in PERSIAN_LETTERS)
+
+
+def _band(box: tuple[int, int, int, int], height: int) -> tuple[int, int, int, int]:
+    x0, y0, x1, y1 = box
+    middle = (y0 + y1) // 2
+    return (x0, max(y0, middle - height // 2), x1, min(y1, middle + height // 2))
+
+
+def _read(engine: OcrEngine, image: Image.Image, box: tuple[int, int, int, int], dpi: int) -> str:
+    if box[2] <= box[0] or box[3] <= box[1]:
+        return ""
+    out = engine.recognize(image.crop(box), RecognitionRequest((ARABIC_MODEL,), "text", dpi))
+    return "\n".join(ln.text for ln in out.lines)
