@@ -6,9 +6,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.checkboxes import EMPTY, MARKED, Checkbox, find_checkboxes, mark_checkboxes
 from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.text import join_words
 
 DPI = 300
 
@@ -58,20 +59,22 @@ def test_the_words_read_from_a_frame_become_one_check_box() -> None:
     assert [(w.text, w.role) for w in marked.words] == [(EMPTY, "checkbox"), ("Cairo", None)]
 
 
+def _line(*words: tuple[str, float, float]) -> Line:
+    """A line of words (text, left, right) 10 to 60 pixels down."""
+    placed = tuple(Word(text, BBox(x0, 10, x1, 60), 0.9) for text, x0, x1 in words)
+    return Line(join_words([w.text for w in placed]), union(w.bbox for w in placed), 0.9, placed)
+
+
 def test_a_word_beside_a_frame_or_of_letters_is_left_alone() -> None:
     box = Checkbox(BBox(100, 10, 150, 60), marked=True)
-    words = (Word("Box", BBox(100, 10, 150, 60), 0.9), Word("X", BBox(200, 10, 240, 60), 0.9))
-    line = Line("Box X", BBox(100, 10, 240, 60), 0.9, words)
+    line = _line(("Box", 100, 150), ("X", 200, 240))
     assert mark_checkboxes([line], [box]) == (line,)
-    ticked = Line("X", BBox(105, 12, 145, 58), 0.4, (Word("X", BBox(105, 12, 145, 58), 0.4),))
-    assert mark_checkboxes([ticked], [box])[0].text == MARKED
+    assert mark_checkboxes([_line(("X", 105, 145))], [box])[0].text == MARKED
 
 
 def test_no_box_is_put_into_a_line_of_chinese_or_japanese() -> None:
     """因 is a square frame round 大: one the engine left out of a Japanese line is no check box."""
     box = Checkbox(BBox(100, 10, 140, 50), marked=True)
-    words = (Word("果", BBox(150, 10, 190, 50), 0.9), Word("関係", BBox(200, 10, 280, 50), 0.9))
-    line = Line("果関係", BBox(150, 10, 280, 50), 0.9, words)
+    line = _line(("果", 150, 190), ("関係", 200, 280))
     assert mark_checkboxes([line], [box]) == (line,)
-    latin = Line("Cairo", BBox(150, 10, 260, 50), 0.9, (Word("Cairo", BBox(150, 10, 260, 50), 0.9),))
-    assert mark_checkboxes([latin], [box])[0].text == f"{MARKED} Cairo"
+    assert mark_checkboxes([_line(("Cairo", 150, 260))], [box])[0].text == f"{MARKED} Cairo"
