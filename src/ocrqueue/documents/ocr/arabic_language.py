@@ -61,13 +61,10 @@ def is_arabic_language(
     ``Arabic`` model alone, and the whole of its text when that band was too short to tell (too few
     of Arabic's letters and nothing against them: a page of a few lines spaced apart)."""
     box = content or (0, 0, image.width, image.height)
-    text = _read(engine, image, _band(box, round(BAND_IN * dpi)), dpi)
+    band = _band(box, round(BAND_IN * dpi))
+    text = _read(engine, image, band, dpi)
     arabic, persian = _letters(text)
-    if (
-        arabic < MIN_ARABIC_LETTERS
-        and arabic >= ARABIC_PER_PERSIAN * persian
-        and _band(box, round(BAND_IN * dpi)) != box
-    ):
+    if arabic < MIN_ARABIC_LETTERS and arabic >= ARABIC_PER_PERSIAN * persian and band != box:
         text = _read(engine, image, box, dpi)
     return reads_as_arabic_language(text)
 

@@ -170,7 +170,7 @@ def _seen_candidates(installed: frozenset[str], languages: tuple[str, ...]) -> l
         same = SAME_READING.get(script, script)
         if SCRIPT_MODELS[script].model in installed and same not in read and same not in found:
             found[same] = script
-    return [found[same] for same in found]
+    return list(found.values())
 
 
 def _probing_engine(blocks: Sequence[Block], options: ProcessOptions, scripts: tuple[str, ...]) -> OcrEngine | None:
