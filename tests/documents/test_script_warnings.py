@@ -17,11 +17,11 @@ from ocrqueue.documents.ocr.script_recheck import LOW_CONFIDENCE
 from .test_scripts_read import page_png
 
 
-def tessdata_without(folder: Path, model: str) -> Path:
-    """A language-data folder holding every installed model but ``model``."""
+def tessdata_without(folder: Path, *models: str) -> Path:
+    """A language-data folder holding every installed model but ``models``."""
     folder.mkdir()
     for installed in Path(find_tessdata()).glob("*.traineddata"):
-        if installed.stem != model:
+        if installed.stem not in models:
             (folder / installed.name).symlink_to(installed)
     return folder
 
@@ -48,11 +48,11 @@ def test_a_page_whose_script_has_no_model_says_which_package_reads_it(tmp_path: 
 
 
 def test_a_page_read_with_very_low_confidence_says_so(tmp_path: Path) -> None:
-    """Thai read with the Latin model only (the Thai model removed, and OSD's look at a page of
-    Thai gives Thai, whose missing model is named too)."""
+    """Thai read with the Latin model only (the Thai script and language models removed, and
+    OSD's look at a page of Thai gives Thai, whose missing model is named too)."""
     source = tmp_path / "thai.png"
     source.write_bytes(page_png("Thai"))
-    page = convert(source, tmp_path / "out", tessdata_without(tmp_path / "tessdata", "Thai"))
+    page = convert(source, tmp_path / "out", tessdata_without(tmp_path / "tessdata", "Thai", "tha"))
     warnings = page["warnings"]
     assert isinstance(warnings, list)
     assert "Thai text: no model installed; apt-get install tesseract-ocr-script-thai" in warnings

@@ -8,7 +8,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from ocrqueue.documents.ocr.detect import osd_script
-from ocrqueue.documents.ocr.engine_choice import languages_to_ask
+from ocrqueue.documents.ocr.engine_choice import by_language_models, language_models, languages_to_ask
 from ocrqueue.documents.output.languages import bcp47
 from ocrqueue.documents.scripts import (
     MIN_SHARE,
@@ -135,3 +135,13 @@ def test_a_script_is_read_with_its_model_and_latin_beside_it() -> None:
     assert languages_to_ask(("Cyrillic",), frozenset({"eng", "rus"})) == ("rus", "eng")
     assert languages_to_ask(("Greek",), frozenset()) == ("ell", "eng")
     assert languages_to_ask(("Japanese",), frozenset({"chi_sim", "chi_tra", "jpn", "eng"})) == ("jpn", "eng")
+
+
+def test_thai_is_read_with_the_thai_language_model_where_it_is_installed_and_english() -> None:
+    tesseract = frozenset({"eng", "Latin", "Thai", "Cyrillic", "osd"})
+    assert languages_to_ask(("Thai",), tesseract | {"tha"}) == ("Thai", "Latin")
+    assert language_models(("Thai", "Latin"), tesseract | {"tha"}) == ("tha", "eng")
+    assert language_models(("Thai", "Cyrillic", "Latin"), tesseract | {"tha"}) == ("tha", "eng", "Cyrillic")
+    assert language_models(("Thai", "Latin"), tesseract) is None
+    assert language_models(("Cyrillic", "Thai", "Latin"), tesseract | {"tha"}) is None
+    assert by_language_models(("tha", "eng")) and not by_language_models(("Thai", "Latin"))

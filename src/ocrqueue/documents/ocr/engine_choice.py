@@ -63,6 +63,22 @@ LATIN_MODEL = "Latin"
 # worse than either (Arabic 0.157 alone, 0.144 with eng, 0.115 with Latin; Hebrew 0.065, 0.054,
 # 0.054), so eng is kept beside it.
 WITH_ENGLISH = frozenset({"Arabic", "Hebrew"})
+# Script models whose pages, once the first look names their script, are read with their
+# language's model and English instead of the script model and Latin (``language_models``). The
+# Thai script model reads the loopless Thai of today's print (Noto Sans Thai, as Chromium prints
+# it) poorly: ง as จ, ว or บ, ้ as ่ (about 130 and 25 of the 559 edits on the Thai dev pages of
+# bench/accuracy.py --corpus scripts), and beside Latin, Thai words came back as Latin junk ("และ"
+# as "ua:", "กับ" as "ñu"). Thai dev, 4 pages at 300 dpi, mean CER clean / scan: Thai+Latin
+# 0.0596 / 0.0450, tha+Latin 0.0385 / 0.0294, tha+eng 0.0311 / 0.0268 (at 200 dpi, as Tesseract
+# now reads Thai: tha+Latin 0.0285 / 0.0190, tha+eng 0.0220 / 0.0151). Thai is the only language
+# of its script Tesseract has a model for.
+LANGUAGE_MODELS: dict[str, tuple[str, ...]] = {"Thai": ("tha", "eng")}
+# The mean word confidence under which a reading with ``LANGUAGE_MODELS`` is not believed and the
+# page is read with the script model as before: the Thai language's model reads anything as Thai,
+# confidently. A Hebrew dev page OSD calls Thai came back as Thai letters at 0.755 (no line under
+# ``unseen_scripts.POOR_LINE_CONFIDENCE``, so nothing would read it again as Hebrew); the Thai dev
+# pages, clean and scanned, read 0.933-0.940.
+LANGUAGE_MODEL_SURE = 0.85
 # An engine that is asked for no languages (it reads what it sees) records those of the scripts found.
 EVERY_LANGUAGE = frozenset(SCRIPT_LANGUAGES.values())
 
@@ -156,3 +172,19 @@ def first_look_engine(options: ProcessOptions) -> OrientationDetector | None:
 
 def _detects(capabilities: EngineCapabilities) -> bool:
     return capabilities.detects_orientation
+
+
+def language_models(languages: tuple[str, ...], offered: frozenset[str]) -> tuple[str, ...] | None:
+    """What to read a page with instead of ``languages`` when they are led by a script model of
+    ``LANGUAGE_MODELS`` whose language models are all ``offered``: those, and the other scripts'
+    models but Latin's (English is among them). None otherwise."""
+    wanted = LANGUAGE_MODELS.get(languages[0]) if languages else None
+    if wanted is None or not set(wanted) <= offered:
+        return None
+    rest = (lang for lang in languages[1:] if lang not in (LATIN_MODEL, SCRIPT_LANGUAGES["Latin"]))
+    return tuple(dict.fromkeys((*wanted, *rest)))
+
+
+def by_language_models(languages: tuple[str, ...]) -> bool:
+    """Whether ``languages`` are those ``language_models`` gives instead of a script model."""
+    return any(languages[: len(wanted)] == wanted for wanted in LANGUAGE_MODELS.values())

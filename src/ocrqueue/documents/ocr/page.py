@@ -29,7 +29,15 @@ from ocrqueue.documents.ocr.arabic_language import arabic_language_models, is_ar
 from ocrqueue.documents.ocr.assemble import Figures, OcrPage
 from ocrqueue.documents.ocr.by_region import read_regions
 from ocrqueue.documents.ocr.detect import look, other_scripts, turn
-from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, missing_models, with_latin_model
+from ocrqueue.documents.ocr.engine_choice import (
+    LANGUAGE_MODEL_SURE,
+    by_language_models,
+    choose,
+    first_look_engine,
+    language_models,
+    missing_models,
+    with_latin_model,
+)
 from ocrqueue.documents.ocr.script_recheck import (
     HAN,
     POOR_READING,
@@ -101,6 +109,9 @@ def choose_engine(context: PageContext) -> None:
     arabic = arabic_language_models(languages, engine.capabilities.languages)
     if arabic is not None and context.options.languages == (AUTO,) and _arabic_language(context, engine):
         languages = arabic
+    by_language = language_models(languages, engine.capabilities.languages)
+    if by_language is not None and context.options.languages == (AUTO,):
+        languages = by_language
     vertical = with_vertical_models(languages, engine.capabilities.languages)
     if vertical != languages and ink_in_columns(needed(context.straight, "straightened page").ink):
         languages = vertical
@@ -117,9 +128,17 @@ def _arabic_language(context: PageContext, engine: OcrEngine) -> bool:
 
 @stage("ocr.read")
 def read(context: PageContext) -> None:
-    """Reads the straightened page, rules, engine and languages; adds the blocks and figure crops."""
-    blocks, figures = _read(context, needed(context.engine, "engine"), context.languages)
-    context.source, context.blocks, context.images = needed(context.engine, "engine").name, blocks, figures.images
+    """Reads the straightened page, rules, engine and languages; adds the blocks and figure crops.
+    A page read with a language's model (``engine_choice.LANGUAGE_MODELS``) under
+    ``LANGUAGE_MODEL_SURE`` is read again with its script's model, and that reading kept: the
+    first look may have named the script wrongly, and only the script model's poor reading lets
+    recheck_script find the page's own."""
+    engine = needed(context.engine, "engine")
+    blocks, figures = _read(context, engine, context.languages)
+    if by_language_models(context.languages) and (mean_word_confidence(blocks) or 0.0) < LANGUAGE_MODEL_SURE:
+        _, context.languages = _chosen(context, context.scripts)
+        blocks, figures = _read(context, engine, context.languages)
+    context.source, context.blocks, context.images = engine.name, blocks, figures.images
 
 
 @stage("ocr.recheck_script")
