@@ -146,6 +146,42 @@ def test_a_vietnamese_page_is_read_with_the_vietnamese_model_without_the_latin_m
     assert tesseract.calls.count(("recognize", "Vietnamese", "Latin")) == 1
 
 
+def test_a_vietnamese_page_is_told_by_the_first_looks_band_and_read_once() -> None:
+    """The band of a few lines the first look reads with ``eng`` holds Vietnamese syllables: the
+    page is upright Vietnamese, OSD is not asked (it calls Vietnamese Latin) and the page is read
+    with the Vietnamese model at once, not with ``eng`` first to find out."""
+    tesseract = NotingTesseract(TesseractEngine())
+    with registered_engine("tesseract", lambda: tesseract):
+        page = run(_png(script_page(VIETNAMESE_LINES, "Vietnamese")), layout_model=False).pages[0]
+    assert page.scripts[0] == "Vietnamese" and page.languages == ("Vietnamese", "Latin")
+    assert ("orientation",) not in tesseract.calls
+    assert tesseract.calls.count(("recognize", "eng")) == 1  # the band
+    assert tesseract.calls.count(("recognize", "Vietnamese", "Latin")) == 1
+
+
+ENGLISH_LINES = (
+    "The files in this folder are copied to the server every night",
+    "Choose a folder from the list below to go on with the setup",
+    "If you do not save them, the changes you made will be lost",
+    "This file is used by another program and cannot be opened",
+)
+
+
+def test_a_page_called_vietnamese_by_the_first_look_whose_reading_is_not_is_read_with_english() -> None:
+    """A page the first look took for Vietnamese whose reading with the Vietnamese model holds no
+    Vietnamese letters is read with ``eng`` instead, as the first look's OSD would have had it."""
+    tesseract = NotingTesseract(TesseractEngine())
+    data = _png(script_page(ENGLISH_LINES, "Latin"))
+    with registered_engine("tesseract", lambda: tesseract), open_document(data) as document:
+        context = PageContext(next(document.pages()), ProcessOptions(layout_model=False), default_resources())
+        run_stages(context, OCR_PATH[:2])
+        context.scripts = ("Vietnamese",)
+        run_stages(context, OCR_PATH[2:])
+    assert ("recognize", "Vietnamese", "Latin") in tesseract.calls
+    assert context.languages == ("eng",) and context.scripts == ("Latin",)
+    assert "changes you made will be lost" in "\n".join(ln.text for b in context.blocks for ln in b.lines)
+
+
 def test_persian_lines_on_a_page_called_latin_are_found_without_asking_for_chinese(tmp_path: Path) -> None:
     """The poorly read lines of a page the first look calls Latin are asked which script they are
     (OSD on them) before whether they are Chinese: Persian lines are found so, and no line is read

@@ -33,6 +33,8 @@ MIN_FOREIGN_WORDS = 3
 # 18-90 of them a page (8-24 words of other languages' lists, 1-14 of English's).
 MIN_VIETNAMESE_WORDS = 8
 VIETNAMESE_SHARE = 0.05
+# Of them in the first look's band of a few lines (``band_reads_as_vietnamese``).
+BAND_VIETNAMESE_WORDS = 3
 # Function words as ``eng`` reads them (accents dropped), of English and of the languages that
 # Latin covers; words common to English and another ("in", "a", "die", "on") are left out.
 
@@ -85,11 +87,35 @@ def reads_as_vietnamese(blocks: tuple[Block, ...]) -> bool:
     """Whether a page read with ``eng`` holds ``MIN_VIETNAMESE_WORDS`` or more of Vietnamese's
     commonest syllables, ``VIETNAMESE_SHARE`` of its words at least, and more of them than of
     English's or other languages' commonest words."""
-    words = (w.text for b in blocks for ln in b.lines for w in ln.words)
+    words = [w.text for b in blocks for ln in b.lines for w in ln.words]
+    vietnamese, english, other = _syllable_counts(words)
+    return (
+        vietnamese >= MIN_VIETNAMESE_WORDS
+        and vietnamese >= VIETNAMESE_SHARE * len(words)
+        and vietnamese > max(english, other)
+    )
+
+
+def band_reads_as_vietnamese(words: list[str]) -> bool:
+    """Whether the few lines of the first look's band (ocr/detect.py), read with ``eng``, hold
+    ``BAND_VIETNAMESE_WORDS`` or more of Vietnamese's commonest syllables, more than other
+    languages' commonest words and no fewer than English's (a Vietnamese LaTeX manual quotes
+    English). On the dev split (bench/accuracy.py pages, every script, two pages a document,
+    clean and scanned: 98 pages) the bands of the Vietnamese pages held 3 to 7 of them (0 on one
+    page of two short messages), every other band 1 or none."""
+    vietnamese, english, other = _syllable_counts(words)
+    return vietnamese >= BAND_VIETNAMESE_WORDS and vietnamese > other and vietnamese >= english
+
+
+def _syllable_counts(words: list[str]) -> tuple[int, int, int]:
+    """Words of ``words`` that are Vietnamese's commonest syllables (tone marks dropped),
+    English's commonest words, and other Latin-script languages' commonest words."""
     bare = [_without_marks(w.strip(".,;:!?()[]\"'«»“”").lower()) for w in words]
-    vietnamese = sum(1 for w in bare if w in VIETNAMESE_WORDS)
-    others = max(sum(1 for w in bare if w in ENGLISH_WORDS), sum(1 for w in bare if w in OTHER_WORDS))
-    return vietnamese >= MIN_VIETNAMESE_WORDS and vietnamese >= VIETNAMESE_SHARE * len(bare) and vietnamese > others
+    return (
+        sum(1 for w in bare if w in VIETNAMESE_WORDS),
+        sum(1 for w in bare if w in ENGLISH_WORDS),
+        sum(1 for w in bare if w in OTHER_WORDS),
+    )
 
 
 def _without_marks(word: str) -> str:

@@ -4,8 +4,10 @@ It is taken by an engine that declares orientation detection (ocr/engine_choice.
 found: the page is taken as upright, its script unknown). A band of a few lines across the middle
 of the ink is read with ``eng`` first: when it is plainly English prose (``plainly_english``) the
 page is upright Latin and OSD is not asked, which saves about half of the first look on such a
-page and costs the band on every other one. Otherwise Tesseract's orientation and script
-detection (OSD, Debian's tesseract-ocr-osd) looks at the middle of the page's ink, at most
+page and costs the band on every other one; when it holds several of Vietnamese's commonest
+syllables, the page is upright Vietnamese (OSD would call it Latin), read with that model at
+once. Otherwise Tesseract's orientation and script detection (OSD, Debian's tesseract-ocr-osd)
+looks at the middle of the page's ink, at most
 ``OSD_SIDE_IN`` inches a side at 200 dpi or less (about 0.1 to 0.3 s of one core; on a whole page
 it took 0.4 to 0.5 s and was no more often right). When it is unsure there (under ``OSD_SURE``:
 the middle of a page with a header, a short text and a footer is blank paper), it looks again at
@@ -31,7 +33,7 @@ from PIL import Image
 
 from ocrqueue.documents.engines import OcrEngine, Orientation, OrientationDetector, RecognitionRequest
 from ocrqueue.documents.layout.straighten import cells_to_pixels, marked_box
-from ocrqueue.documents.ocr.accents import ENGLISH_WORDS, OTHER_WORDS
+from ocrqueue.documents.ocr.accents import ENGLISH_WORDS, OTHER_WORDS, band_reads_as_vietnamese
 from ocrqueue.documents.scripts import SCRIPT_MODELS
 
 OSD_DPI = 200
@@ -75,8 +77,12 @@ def look(image: Image.Image, dpi: int, detector: OrientationDetector | None, eng
     box = _ink_box(gray)
     if box is None:
         return FirstLook(0, ())
-    if english_first and plainly_english(detector, gray, box, dpi):
-        return FirstLook(0, ("Latin",))
+    if english_first:
+        band = band_words(detector, gray, box, dpi)
+        if plainly_english(band):
+            return FirstLook(0, ("Latin",))
+        if band_reads_as_vietnamese(band) and SCRIPT_MODELS["Vietnamese"].model in detector.capabilities.languages:
+            return FirstLook(0, ("Vietnamese",))
     side = round(OSD_SIDE_IN * dpi)
     middle = _middle(box, side)
     found = _osd(detector, gray.crop(middle), dpi)
@@ -177,21 +183,32 @@ def other_scripts(
     return tuple(script for script in ranked if script != seen and votes[script] >= SQUARE_VOTES)
 
 
-def plainly_english(reader: OcrEngine, gray: Image.Image, box: tuple[int, int, int, int], dpi: int) -> bool:
-    """Whether a band of a few lines across the middle of the ink, read with ``eng``, is upright
-    English prose: ``PROBE_ENGLISH_WORDS`` or more of English's commonest words (accents.py), at
-    least ``PROBE_ENGLISH_SHARE`` of the words read, and more of them than of other languages'.
-    Such a page needs no OSD (0.22-0.28 s of one core on a 200-dpi scan; the band 0.11-0.22 s).
-    On the dev scans (bench/ocr_cost.py pages: every Latin page at 0, 90 and 180 degrees, two
-    pages of every other script) the English prose pages had 7-17 such words, every other reading
-    3 or fewer: pages turned, in other scripts, or of code and figures, which OSD looks at as before."""
+def band_words(reader: OcrEngine, gray: Image.Image, box: tuple[int, int, int, int], dpi: int) -> list[str]:
+    """The words of a band of a few lines across the middle of the ink, read with ``eng`` (none
+    when ``eng`` is not installed): the first look's cheap reading (``plainly_english``, and
+    accents.band_reads_as_vietnamese)."""
     if "eng" not in reader.capabilities.languages:
-        return False
+        return []
     x0, y0, x1, y1 = box
     middle, half = (y0 + y1) // 2, round(PROBE_HEIGHT_IN * dpi) // 2
     band = gray.crop((x0, max(y0, middle - half), x1, min(y1, middle + half)))
     out = reader.recognize(band, RecognitionRequest(("eng",), "text", dpi))
-    words = [w.text.strip(".,;:!?()[]\"'").lower() for ln in out.lines for w in ln.words]
+    return [w.text for ln in out.lines for w in ln.words]
+
+
+def plainly_english(band: list[str]) -> bool:
+    """Whether the band's words (``band_words``) are upright English prose: ``PROBE_ENGLISH_WORDS``
+    or more of English's commonest words (accents.py), at least ``PROBE_ENGLISH_SHARE`` of the
+    words read, and more of them than of other languages'. Such a page needs no OSD (0.22-0.28 s
+    of one core on a 200-dpi scan; the band 0.11-0.22 s). On the dev scans (bench/ocr_cost.py
+    pages: every Latin page at 0, 90 and 180 degrees, two pages of every other script) the
+    English prose pages had 7-17 such words, every other reading 3 or fewer: pages turned, in
+    other scripts, or of code and figures, which OSD looks at as before. A band that reads as
+    Vietnamese (accents.band_reads_as_vietnamese) makes the page upright Vietnamese without OSD
+    too, read with the Vietnamese model at once: OSD calls it Latin, and it was read with ``eng``
+    first, only for that reading to say Vietnamese (0.5-0.9 s of one core on a dev scan, OSD
+    0.2-0.4 s)."""
+    words = [w.strip(".,;:!?()[]\"'").lower() for w in band]
     english = sum(1 for w in words if w in ENGLISH_WORDS)
     other = sum(1 for w in words if w in OTHER_WORDS)
     return english >= PROBE_ENGLISH_WORDS and english >= PROBE_ENGLISH_SHARE * len(words) and english > other

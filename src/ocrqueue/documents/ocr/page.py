@@ -296,10 +296,14 @@ def recheck_accents(context: PageContext) -> None:
     page read with English shows another language (ocr/accents.py), or with the Vietnamese model
     when that reading holds many Vietnamese syllables and the Vietnamese model's reading is
     Vietnamese (that is the reading recheck_script would have come to after reading the page with
-    the Latin model: a dev Vietnamese scan was read three times, 1.2-1.5 s of one core each). Only
-    when languages are auto: ``eng`` asked for by name is read as asked."""
+    the Latin model: a dev Vietnamese scan was read three times, 1.2-1.5 s of one core each). A
+    page the first look called Vietnamese (its band, ocr/detect.py) was read with the Vietnamese
+    model: it is read with ``eng`` instead, and checked as above, when that reading holds no
+    Vietnamese letters. Only when languages are auto: ``eng`` asked for by name is read as asked."""
     engine = needed(context.engine, "engine")
-    if context.options.languages != (AUTO,) or not needs_latin_model(context.blocks):
+    if context.options.languages != (AUTO,):
+        return
+    if _vietnamese_kept(context) or not needs_latin_model(context.blocks):
         return
     if reads_as_vietnamese(context.blocks) and _reread(context, VIETNAMESE, lambda found, _: "Vietnamese" in found):
         return
@@ -308,6 +312,15 @@ def recheck_accents(context: PageContext) -> None:
         return
     blocks, figures = _read(context, engine, languages)
     context.languages, context.blocks, context.images = languages, blocks, figures.images
+
+
+def _vietnamese_kept(context: PageContext) -> bool:
+    """Whether the page was read with the Vietnamese model because the first look's band read as
+    Vietnamese, and that reading holds Vietnamese letters (True: it stays). One that holds none
+    is replaced by the reading with ``eng`` the page would have had."""
+    if context.scripts[:1] != ("Vietnamese",) or "eng" in context.languages:
+        return False
+    return "Vietnamese" in scripts_in(_text(context.blocks)) or not _reread(context, ("Latin",), lambda *_: True)
 
 
 def _chosen(
