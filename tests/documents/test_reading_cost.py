@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 from data.script_pages import DPI, script_page
@@ -24,6 +25,7 @@ from ocrqueue.documents import (
 )
 from ocrqueue.documents.engines import Orientation
 from ocrqueue.documents.engines.tesseract import TesseractEngine
+from ocrqueue.documents.ocr import whole_page
 from ocrqueue.documents.pipeline import OCR_PATH
 from ocrqueue.documents.resources import default_resources
 from ocrqueue.documents.stages import PageContext, run_stages
@@ -180,6 +182,36 @@ def test_a_page_called_vietnamese_by_the_first_look_whose_reading_is_not_is_read
     assert ("recognize", "Vietnamese", "Latin") in tesseract.calls
     assert context.languages == ("eng",) and context.scripts == ("Latin",)
     assert "changes you made will be lost" in "\n".join(ln.text for b in context.blocks for ln in b.lines)
+
+
+ACCENTED_LINES = (
+    "Les élèves préfèrent étudier à la bibliothèque où règne le calme.",
+    "Über die Brücke gehen täglich viele Fußgänger und Radfahrer.",
+    "El niño comió una piña en la mañana del año pasado.",
+)
+
+
+def test_a_page_read_again_with_other_languages_keeps_the_layout_found_beside_its_first_reading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page of accented Latin is read with ``eng``, then again with the Latin model: its layout
+    depends on the straightened page, not on the languages, and is found once (the layout model
+    costs about 0.2 s of one core a page)."""
+    found: list[object] = []
+    original = whole_page._page_layout
+
+    def counted(*args: Any) -> Any:
+        found.append(args[0])
+        return original(*args)
+
+    monkeypatch.setattr(whole_page, "_page_layout", counted)
+    tesseract = NotingTesseract(TesseractEngine())
+    with registered_engine("tesseract", lambda: tesseract):
+        page = run(_png(script_page(ACCENTED_LINES, "Latin")), layout_model=False).pages[0]
+    assert page.languages == ("Latin",)
+    assert [call[1:] for call in tesseract.calls if len(call) > 1][-2:] == [("eng",), ("Latin",)]
+    assert len(found) == 1
+    assert "bibliothèque" in "\n".join(b.text for b in page.blocks)
 
 
 def test_persian_lines_on_a_page_called_latin_are_found_without_asking_for_chinese(tmp_path: Path) -> None:

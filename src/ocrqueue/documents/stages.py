@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from ocrqueue.documents.engines import OcrEngine
 from ocrqueue.documents.input.pages import PageInput, Raster, TextLayer
@@ -24,6 +25,9 @@ from ocrqueue.documents.options import ProcessOptions
 from ocrqueue.documents.resources import PipelineResources
 from ocrqueue.documents.scripts import scripts_of_languages
 from ocrqueue.documents.turns import blocks_delivered
+
+if TYPE_CHECKING:
+    from ocrqueue.documents.ocr.whole_page import PageLayout
 
 T = TypeVar("T")
 PagePath = Literal["text_layer", "ocr", "nothing"]
@@ -47,6 +51,8 @@ class PageContext:
     languages: tuple[str, ...] = ()  # ocr.choose_engine, textlayer.read
     source: str = "text_layer"  # ocr.read: the engine's name
     blocks: tuple[Block, ...] = ()  # ocr.read, textlayer.read
+    # ocr.read: the layout found beside the first reading, with the straightened page and rules it is of
+    layout: tuple[Straightened, Rules | None, Future[PageLayout]] | None = None
     images: dict[str, bytes] = field(default_factory=dict)  # figure crops, with the blocks
     warnings: list[str] = field(default_factory=list)  # any stage, through warn()
     timings: list[StageTiming] = field(default_factory=list)  # run_stages

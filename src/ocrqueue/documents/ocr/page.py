@@ -17,6 +17,7 @@ pipeline.py runs these stages in order (``OCR_PATH``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import replace
 
 from ocrqueue.documents.engines import OcrEngine, get_engine
@@ -51,7 +52,7 @@ from ocrqueue.documents.ocr.script_recheck import (
     script_to_reread,
 )
 from ocrqueue.documents.ocr.unseen_scripts import AloneReadings, unseen_script, unseen_warning
-from ocrqueue.documents.ocr.whole_page import read_whole_page
+from ocrqueue.documents.ocr.whole_page import PageLayout, read_whole_page, start_layout
 from ocrqueue.documents.options import AUTO
 from ocrqueue.documents.scripts import script_read_by, scripts_in
 from ocrqueue.documents.stages import PageContext, needed, stage
@@ -339,14 +340,26 @@ def _read(context: PageContext, engine: OcrEngine, languages: tuple[str, ...]) -
     raster, straight = needed(context.raster, "raster"), needed(context.straight, "straightened page")
     height = context.size[1]
     page = OcrPage(context.page.index, height, straight, context.rules, raster.dpi, raster.scale, engine, languages)
-    reader = read_regions if engine.capabilities.reads_regions else read_whole_page
-    blocks, figures = reader(page, context.options.layout_model, context.resources)
+    if engine.capabilities.reads_regions:
+        blocks, figures = read_regions(page, context.options.layout_model, context.resources)
+    else:
+        blocks, figures = read_whole_page(page, _layout(context, page))
     lines = [ln for b in blocks for ln in b.lines]
     if is_vertical(lines):
         # The layout model takes a page of columns for a figure: its columns are text.
         kept = [b for b in blocks if b.type == "figure" and not any(map(is_column, b.lines))]
         blocks = [*vertical_blocks([ln for b in blocks if b not in kept for ln in b.lines]), *kept]
     return tuple(blocks), figures
+
+
+def _layout(context: PageContext, page: OcrPage) -> Future[PageLayout]:
+    """The layout of the page as it is straightened and ruled now: found once (beside its first
+    reading) and kept for the readings after it; found again when the page was turned (``_flip``)."""
+    kept = context.layout
+    if kept is None or kept[0] is not page.straight or kept[1] is not page.rules:
+        kept = (page.straight, page.rules, start_layout(page, context.options.layout_model, context.resources))
+        context.layout = kept
+    return kept[2]
 
 
 # What a page that reads as Vietnamese is read again for (script_recheck.script_to_reread's

@@ -11,6 +11,7 @@ Ruling lines are painted out first, so table borders never come back as "|" or "
 from __future__ import annotations
 
 import math
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -46,12 +47,23 @@ from ocrqueue.documents.ocr.assemble import (
 )
 from ocrqueue.documents.resources import PipelineResources
 
+# The layout of a straightened page: its regions and islands, and what the layout model saw on it
+# (None: the model was not run).
+PageLayout = tuple[RasterLayout, list[LayoutBox] | None]
 
-def read_whole_page(page: OcrPage, use_model: bool, resources: PipelineResources) -> tuple[list[Block], Figures]:
-    """The layout is found on one of ``resources``' threads while the engine reads. Without a
+
+def start_layout(page: OcrPage, use_model: bool, resources: PipelineResources) -> Future[PageLayout]:
+    """The page's layout, found on one of ``resources``' threads while the engine reads. Without a
     model, or when the page holds nothing the model would add (layout/gate.py), ``detected`` stays
-    None and the geometric rules alone place text, tables and figures."""
-    pending = resources.beside(_page_layout, page, use_model, resources)
+    None and the geometric rules alone place text, tables and figures. It depends on the
+    straightened page and its rules only, not on the languages read with: a page read again with
+    other languages is split by the same layout (ocr/page.py keeps it; the layout model costs
+    about 0.2 s of one core on a 200-dpi scan)."""
+    return resources.beside(_page_layout, page, use_model, resources)
+
+
+def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Block], Figures]:
+    """The page read whole by its engine and split by its layout (``start_layout``)."""
     image, dx, dy = _engine_view(page)
     lines = page.engine.recognize(image, RecognitionRequest(page.languages, "page", page.dpi)).lines
     if dx or dy:
@@ -216,9 +228,7 @@ def _read_band(page: OcrPage, box: tuple[int, int, int, int], pad: int, task: Li
     ]
 
 
-def _page_layout(
-    page: OcrPage, use_model: bool, resources: PipelineResources
-) -> tuple[RasterLayout, list[LayoutBox] | None]:
+def _page_layout(page: OcrPage, use_model: bool, resources: PipelineResources) -> PageLayout:
     layout = analyse(page.straight, page.rules, page.dpi)
     if not use_model or not needs_layout_model(page.straight.grid, page.rules, layout.regions, page.dpi):
         return layout, None
