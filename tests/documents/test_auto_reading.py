@@ -115,22 +115,28 @@ def test_a_page_with_no_options_is_read_in_its_own_script(
 ENGLISH_BODY = generate.ENGLISH + generate.LEFT_COLUMN + generate.RIGHT_COLUMN
 
 
-def _english_page_with_a_chinese_abstract() -> bytes:
-    """An English page (OSD calls it Latin: it reports one script a page) with two lines of
-    Chinese at its foot, as a paper with a Chinese abstract has: too few for a quarter of its
-    lines to be read poorly."""
+JAPANESE = [
+    "管理者権限で実行する場合は環境変数の値を確認してください。",
+    "標準入力から読み込んだ文字列を指定された形式で出力する。",
+    "設定ファイルの書式と各項目の意味を本章で説明します。",
+    "複数選択問題の番号は表示する設問の番号です。",
+    "既定値は変更することができます。",
+]
+
+
+def _english_page_with_an_abstract(abstract: list[str], face: int) -> bytes:
+    """An English page (OSD calls it Latin: it reports one script a page) with lines of Chinese
+    or Japanese (``face`` of the Noto CJK collection) at its foot, as a paper with an abstract in
+    another language has."""
     image, draw = generate._page()
-    english, chinese = (
-        generate._font(generate.DEJAVU, 30),
-        generate._font(generate.NOTO_CJK, 34, generate.NOTO_CJK_SC_INDEX),
-    )
+    english, cjk = generate._font(generate.DEJAVU, 30), generate._font(generate.NOTO_CJK, 34, face)
     y = generate.MARGIN
     for line in ENGLISH_BODY:
         draw.text((generate.MARGIN, y), line, font=english, fill="black")
         y += 62
     y += 60
-    for line in generate.CHINESE[:2]:
-        draw.text((generate.MARGIN, y), line, font=chinese, fill="black")
+    for line in abstract:
+        draw.text((generate.MARGIN, y), line, font=cjk, fill="black")
         y += 62
     out = io.BytesIO()
     image.save(out, "PNG", dpi=(300, 300))
@@ -140,11 +146,21 @@ def _english_page_with_a_chinese_abstract() -> bytes:
 def test_a_latin_page_with_a_few_lines_of_chinese_is_read_with_both() -> None:
     """Read as English only, the Chinese lines came back as Latin garbage; a few poorly read lines
     that hold Chinese when read as such send the page to the engine for pages with Chinese."""
-    page = run(_english_page_with_a_chinese_abstract()).pages[0]
+    page = run(_english_page_with_an_abstract(generate.CHINESE[:2], generate.NOTO_CJK_SC_INDEX)).pages[0]
     text = "\n".join(b.text for b in page.blocks)
     assert set(page.scripts) == {"Han", "Latin"}
     assert "chi_sim" in page.languages
     assert text_cer("\n".join(ENGLISH_BODY + generate.CHINESE[:2]), text) < 0.05
+
+
+def test_a_latin_page_with_a_few_lines_of_japanese_is_read_with_both() -> None:
+    """Japanese lines found the same way (their kanji read as Han by chi_sim) send the page to the
+    engine for pages with Chinese, and its reading, Japanese by its kana, is kept: it was thrown
+    away as holding no Han, and the Japanese came back as Latin garbage."""
+    page = run(_english_page_with_an_abstract(JAPANESE, 0)).pages[0]
+    text = "\n".join(b.text for b in page.blocks)
+    assert set(page.scripts) == {"Japanese", "Latin"}
+    assert text_cer("\n".join(ENGLISH_BODY + JAPANESE), text) < 0.05
 
 
 def test_a_text_layer_page_records_the_scripts_of_its_characters(samples: Samples) -> None:

@@ -108,6 +108,9 @@ def test_vietnamese_that_lost_its_tone_marks_may_be_vietnamese() -> None:
 
 def test_kana_make_a_page_japanese_and_hangul_is_not_han() -> None:
     assert scripts_in("日本語の文書をここに書きます") == ("Japanese",)
+    # Kanji and kana are one script's letters: together 5 % of a mostly English text's letters.
+    english = "Invoices must be submitted within thirty days of delivery. " * 5
+    assert scripts_in(english + "標準入力から読み込んだ文字列") == ("Latin", "Japanese")
     assert scripts_in("这是中文的文件") == ("Han",)
     assert scripts_in("한국어 문서를 여기에 씁니다") == ("Hangul",)
     assert scripts_in("ᄀᄁᄂᄃ ㄱㄴㄷㄹ") == ("Hangul",)

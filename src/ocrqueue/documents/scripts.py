@@ -196,7 +196,11 @@ def scripts_in(text: str) -> tuple[str, ...]:
     """The scripts present in ``text``, most letters first."""
     counts = script_counts(text)
     total = sum(counts.values())
-    # Kana on a page is Japanese; its kanji are then Japanese too, not Chinese.
+    # Kana on a page is Japanese; its kanji are then Japanese too, not Chinese, and count as its
+    # letters: two lines of Japanese under an English page (31 kanji, 24 kana of 611 letters) are
+    # 9 % of its letters, but neither kana nor kanji alone were the 5 % that makes a script present.
+    if counts["Japanese"] >= MIN_LETTERS and counts["Japanese"] >= counts["Han"] * 0.1:
+        counts["Japanese"] += counts.pop("Han", 0)
     return tuple(
         script
         for script, n in counts.most_common()

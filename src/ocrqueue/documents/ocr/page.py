@@ -42,8 +42,8 @@ from ocrqueue.documents.ocr.engine_choice import (
 from ocrqueue.documents.ocr.script_recheck import (
     HAN,
     POOR_READING,
-    SAME_READING,
     holds_han,
+    holds_script,
     low_confidence,
     mean_word_confidence,
     read_for_another_script,
@@ -185,11 +185,11 @@ def recheck_script(context: PageContext) -> None:
 
 
 def _han_reread(context: PageContext) -> bool:
-    """A page read as Latin that holds Chinese (script_recheck.holds_han): read again as Chinese,
-    kept (True) when that reading holds it."""
+    """A page read as Latin that holds Chinese or Japanese (script_recheck.holds_han): read again
+    as Chinese, kept (True) when that reading holds either."""
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
     han = holds_han(straight.image, raster.scale, list(context.blocks), context.options, context.scripts)
-    return han and _reread(context, HAN, lambda found, _: "Han" in found)
+    return han and _reread(context, HAN, lambda found, _: holds_script("Han", found))
 
 
 def _poor_lines_reread(context: PageContext) -> bool:
@@ -220,9 +220,8 @@ def _second_look(context: PageContext) -> None:
 def _surer(script: str, confidence: float | None) -> Callable[[tuple[str, ...], tuple[Block, ...]], bool]:
     """A reading that holds ``script`` (kana or kanji for Japanese and Han, ``SAME_READING``) and
     whose words were read with more confidence."""
-    meant = SAME_READING.get(script, script)
     return lambda found, blocks: (
-        meant in {SAME_READING.get(s, s) for s in found} and (mean_word_confidence(blocks) or 0.0) > (confidence or 0.0)
+        holds_script(script, found) and (mean_word_confidence(blocks) or 0.0) > (confidence or 0.0)
     )
 
 
