@@ -5,8 +5,9 @@ of several columns whose lines do not line up across the gutters (newspapers, ma
 angle can line the columns' lines up with each other better than the right angle lines up each
 column's own: a clean four-column newspaper page was turned by 1.4 degrees and read straight across
 its columns. A line measured alone cannot be fooled so, but its slope is only as precise as the
-line is long; so the lines' slope chooses the narrow window in which the profile then searches
-(``straighten.deskew``).
+line is long, and letters lean it (Arabic words, tall at their start and dipping at their end,
+slope by 0.15-0.2 degrees); so the profile's angle stands when the lines agree with it, and is
+looked for again near the lines' slope when they do not (``straighten.deskew``).
 """
 
 from __future__ import annotations

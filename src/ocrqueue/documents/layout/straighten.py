@@ -17,8 +17,9 @@ from ocrqueue.documents.layout.xycut import Mask
 
 GRID_DPI = 50
 MAX_SKEW_DEG = 3.0
-# How far from the lines' own slope the row profile looks (measured on the issue-22 dev pages:
-# the lines' median slope was within this of the true tilt on all but a few pages).
+# How far the profile's angle may lie from the lines' own slope, and how far from that slope the
+# profile looks again when it lies further (measured on the issue-22 dev pages: the lines' median
+# slope was within this of the true tilt on all but a few pages).
 NEAR_LINES_DEG = 0.2
 # White kept around the ink when an engine reads only the content box (_ink_box).
 CONTENT_MARGIN_IN = 0.3
@@ -81,9 +82,8 @@ def _pool(scaled: npt.NDArray[np.uint8], factor: int) -> tuple[Mask, Mask]:
 
 def estimate_skew(mask: Mask, near: float | None = None) -> float:
     """Skew angle in degrees that maximises the peaks of the row profile (on the coarse mask): the
-    ink cells' coordinates are projected at each angle, no image is rotated. Searched within
-    NEAR_LINES_DEG of ``near`` when the lines' own slope gives it (``line_slope``), else over
-    MAX_SKEW_DEG either way."""
+    ink cells' coordinates are projected at each angle, no image is rotated. Searched over
+    MAX_SKEW_DEG either way, or within NEAR_LINES_DEG of ``near``."""
     ys, xs = np.nonzero(mask)
     if ys.size < 50:
         return 0.0
@@ -197,7 +197,10 @@ def deskew(image: Image.Image, dpi: int) -> Straightened:
     threshold = _ink_threshold(gray)
     factor = max(1, round(dpi / GRID_DPI))
     grid, touched = _ink_cells(gray, threshold, factor)
-    angle = estimate_skew(grid, line_slope(gray, threshold, dpi, MAX_SKEW_DEG + 0.5))
+    angle = estimate_skew(grid)
+    lines = line_slope(gray, threshold, dpi, MAX_SKEW_DEG + 0.5)
+    if lines is not None and abs(angle - lines) > NEAR_LINES_DEG:
+        angle = estimate_skew(grid, near=lines)
     box = _ink_box(grid, touched, factor, round(CONTENT_MARGIN_IN * dpi), gray.shape)
     if abs(angle) < 0.2 or box is None:
         return Straightened(image, gray, gray <= threshold, grid, touched, 0.0, box)
