@@ -214,6 +214,32 @@ def test_a_page_read_again_with_other_languages_keeps_the_layout_found_beside_it
     assert "bibliothèque" in "\n".join(b.text for b in page.blocks)
 
 
+KOREAN_LINES = (
+    "터미널 창의 글꼴과 색상은 프로필에서 바꿀 수 있습니다",
+    "새 탭을 열려면 파일 메뉴에서 새 탭을 누르십시오",
+    "명령이 끝나면 창을 닫거나 다른 명령을 입력하십시오",
+    "복사한 글은 편집 메뉴의 붙여넣기로 넣을 수 있습니다",
+    "키보드 바로 가기는 기본 설정에서 바꿀 수 있습니다",
+    "터미널을 다시 설정하면 화면의 글이 모두 지워집니다",
+)
+
+
+def test_a_page_the_first_look_gave_another_script_is_not_asked_whether_it_is_chinese() -> None:
+    """A Korean page the first look called Devanagari is read poorly; its poor lines are not read
+    with the Chinese model (it reads Hangul as Han, and a dev page was then read whole by
+    RapidOCR for nothing): the unseen scripts' probe finds Hangul."""
+    tesseract = NotingTesseract(TesseractEngine())
+    data = _png(script_page(KOREAN_LINES, "Hangul"))
+    with registered_engine("tesseract", lambda: tesseract), open_document(data) as document:
+        context = PageContext(next(document.pages()), ProcessOptions(layout_model=False), default_resources())
+        run_stages(context, OCR_PATH[:2])
+        context.scripts = ("Devanagari",)
+        run_stages(context, OCR_PATH[2:])
+    assert ("recognize", "Devanagari", "Latin") in tesseract.calls
+    assert not [call for call in tesseract.calls if "chi_sim" in call]
+    assert context.languages[0] == "Hangul" and context.source == "tesseract"
+
+
 def test_persian_lines_on_a_page_called_latin_are_found_without_asking_for_chinese(tmp_path: Path) -> None:
     """The poorly read lines of a page the first look calls Latin are asked which script they are
     (OSD on them) before whether they are Chinese: Persian lines are found so, and no line is read

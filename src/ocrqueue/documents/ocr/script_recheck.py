@@ -57,6 +57,8 @@ PROBE_LINES = 12
 MIXED_MIN_POOR_LINES = 2
 MIXED_MIN_HAN_LINES = 2
 HAN = ("Han", "Latin")
+# The first look's scripts of a page that may be Chinese it did not see (``holds_han``).
+LATIN_LOOKING = frozenset({"Latin", "Vietnamese"})
 # Scripts one reading covers: RapidOCR's and Tesseract's Chinese models read kana too.
 SAME_READING = {"Japanese": "Han"}
 # A page read for a script other than Latin whose reading has fewer of that script's letters than
@@ -163,8 +165,14 @@ def holds_han(
     are read by the first look's engine with the languages a Chinese page gets, and must hold Han
     (or kana, which chi_sim reads a few of): one of them when a quarter of the page's lines are
     poor, two otherwise (a few lines of Chinese on a Latin page). ``image`` is the page as read
-    (upright and straight), ``scale`` its pixels per point."""
-    if options.languages != (AUTO,) or "Han" in scripts:
+    (upright and straight), ``scale`` its pixels per point. A page the first look gave another
+    script (``LATIN_LOOKING``: not Latin, not Vietnamese, and not nothing) is not asked: OSD knows
+    Han, and a wrong script's reading is what the unseen scripts' probe and the second look are
+    for. A dev Korean page OSD called Devanagari had its poor lines read as Han by Tesseract's
+    Chinese model (Hangul looks like it to it) and was read whole by RapidOCR (4.9 s of one core)
+    for a reading thrown away, before the probe found Hangul (help-gnome-terminal-ko p. 1: 12.7 s
+    a page)."""
+    if options.languages != (AUTO,) or "Han" in scripts or (scripts and scripts[0] not in LATIN_LOOKING):
         return False
     engine = first_look_engine(options)
     if engine is None or SCRIPT_LANGUAGES["Han"] not in engine.capabilities.languages:
