@@ -169,16 +169,23 @@ ENGLISH_LINES = (
 )
 
 
-def test_a_page_called_vietnamese_by_the_first_look_whose_reading_is_not_is_read_with_english() -> None:
-    """A page the first look took for Vietnamese whose reading with the Vietnamese model holds no
-    Vietnamese letters is read with ``eng`` instead, as the first look's OSD would have had it."""
+def _read_as_called(lines: tuple[str, ...], drawn_in: str, called: str) -> tuple[NotingTesseract, PageContext]:
+    """A page of ``lines`` drawn in ``drawn_in``'s font, read through the OCR stages with its first
+    look's scripts set to ``called``: the engine's calls, and the page's context at the end."""
     tesseract = NotingTesseract(TesseractEngine())
-    data = _png(script_page(ENGLISH_LINES, "Latin"))
+    data = _png(script_page(lines, drawn_in))
     with registered_engine("tesseract", lambda: tesseract), open_document(data) as document:
         context = PageContext(next(document.pages()), ProcessOptions(layout_model=False), default_resources())
         run_stages(context, OCR_PATH[:2])
-        context.scripts = ("Vietnamese",)
+        context.scripts = (called,)
         run_stages(context, OCR_PATH[2:])
+    return tesseract, context
+
+
+def test_a_page_called_vietnamese_by_the_first_look_whose_reading_is_not_is_read_with_english() -> None:
+    """A page the first look took for Vietnamese whose reading with the Vietnamese model holds no
+    Vietnamese letters is read with ``eng`` instead, as the first look's OSD would have had it."""
+    tesseract, context = _read_as_called(ENGLISH_LINES, "Latin", "Vietnamese")
     assert ("recognize", "Vietnamese", "Latin") in tesseract.calls
     assert context.languages == ("eng",) and context.scripts == ("Latin",)
     assert "changes you made will be lost" in "\n".join(ln.text for b in context.blocks for ln in b.lines)
@@ -228,13 +235,7 @@ def test_a_page_the_first_look_gave_another_script_is_not_asked_whether_it_is_ch
     """A Korean page the first look called Devanagari is read poorly; its poor lines are not read
     with the Chinese model (it reads Hangul as Han, and a dev page was then read whole by
     RapidOCR for nothing): the unseen scripts' probe finds Hangul."""
-    tesseract = NotingTesseract(TesseractEngine())
-    data = _png(script_page(KOREAN_LINES, "Hangul"))
-    with registered_engine("tesseract", lambda: tesseract), open_document(data) as document:
-        context = PageContext(next(document.pages()), ProcessOptions(layout_model=False), default_resources())
-        run_stages(context, OCR_PATH[:2])
-        context.scripts = ("Devanagari",)
-        run_stages(context, OCR_PATH[2:])
+    tesseract, context = _read_as_called(KOREAN_LINES, "Hangul", "Devanagari")
     assert ("recognize", "Devanagari", "Latin") in tesseract.calls
     assert not [call for call in tesseract.calls if "chi_sim" in call]
     assert context.languages[0] == "Hangul" and context.source == "tesseract"
