@@ -14,20 +14,17 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from ocrqueue.documents.engines import OcrEngine
 from ocrqueue.documents.input.pages import PageInput, Raster, TextLayer
-from ocrqueue.documents.layout.raster import Rules
+from ocrqueue.documents.layout.raster import PageLayout, Rules
 from ocrqueue.documents.layout.straighten import Straightened
 from ocrqueue.documents.model import Block, PageResult, StageTiming
 from ocrqueue.documents.options import ProcessOptions
 from ocrqueue.documents.resources import PipelineResources
 from ocrqueue.documents.scripts import scripts_of_languages
 from ocrqueue.documents.turns import blocks_delivered
-
-if TYPE_CHECKING:
-    from ocrqueue.documents.ocr.whole_page import PageLayout
 
 T = TypeVar("T")
 PagePath = Literal["text_layer", "ocr", "nothing"]

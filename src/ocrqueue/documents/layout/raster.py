@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from ocrqueue.documents.geometry import share_inside
 from ocrqueue.documents.layout.blocks import MARGIN_BAND
+from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.straighten import GRID_DPI, Straightened, coarse
 from ocrqueue.documents.layout.tables import TableGrid, find_tables, long_runs
 from ocrqueue.documents.layout.xycut import Mask, Region, xy_cut_page
@@ -50,6 +51,11 @@ class RasterLayout:
     islands: list[Island]
     island_after: list[int]
     rules: Mask
+
+
+# The layout of a straightened page: its regions and islands, and what the layout model saw on it
+# (None: the model was not run).
+PageLayout = tuple[RasterLayout, list[LayoutBox] | None]
 
 
 @dataclass(frozen=True)

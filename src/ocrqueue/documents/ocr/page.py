@@ -21,7 +21,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 
 from ocrqueue.documents.engines import OcrEngine, get_engine
-from ocrqueue.documents.layout.raster import find_rules
+from ocrqueue.documents.layout.raster import PageLayout, find_rules
 from ocrqueue.documents.layout.straighten import deskew
 from ocrqueue.documents.layout.vertical import ink_in_columns, is_column, is_vertical, vertical_blocks
 from ocrqueue.documents.model import Block
@@ -52,7 +52,7 @@ from ocrqueue.documents.ocr.script_recheck import (
     script_to_reread,
 )
 from ocrqueue.documents.ocr.unseen_scripts import AloneReadings, unseen_script, unseen_warning
-from ocrqueue.documents.ocr.whole_page import PageLayout, read_whole_page, start_layout
+from ocrqueue.documents.ocr.whole_page import read_whole_page, start_layout
 from ocrqueue.documents.options import AUTO
 from ocrqueue.documents.scripts import script_read_by, scripts_in
 from ocrqueue.documents.stages import PageContext, needed, stage

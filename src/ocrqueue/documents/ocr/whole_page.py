@@ -27,7 +27,7 @@ from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, ta
 from ocrqueue.documents.layout.checkboxes import find_checkboxes, mark_checkboxes
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.gate import needs_layout_model
-from ocrqueue.documents.layout.raster import Island, RasterLayout, analyse
+from ocrqueue.documents.layout.raster import Island, PageLayout, RasterLayout, analyse
 from ocrqueue.documents.layout.row_grid import row_grid_tables
 from ocrqueue.documents.layout.rows import merge_rows, split_line
 from ocrqueue.documents.layout.tables import TableGrid
@@ -46,10 +46,6 @@ from ocrqueue.documents.ocr.assemble import (
     to_points,
 )
 from ocrqueue.documents.resources import PipelineResources
-
-# The layout of a straightened page: its regions and islands, and what the layout model saw on it
-# (None: the model was not run).
-PageLayout = tuple[RasterLayout, list[LayoutBox] | None]
 
 
 def start_layout(page: OcrPage, use_model: bool, resources: PipelineResources) -> Future[PageLayout]:
