@@ -6,8 +6,9 @@ of the ink is read with ``eng`` first: when it is plainly English prose (``plain
 page is upright Latin and OSD is not asked, which saves about half of the first look on such a
 page and costs the band on every other one; when it holds several of Vietnamese's commonest
 syllables, the page is upright Vietnamese (OSD would call it Latin), read with that model at
-once. Otherwise Tesseract's orientation and script detection (OSD, Debian's tesseract-ocr-osd)
-looks at the middle of the page's ink, at most
+once (it was read with ``eng`` first, only for that reading to say Vietnamese: 0.5-0.9 s of one
+core on a dev scan, OSD 0.2-0.4 s). Otherwise Tesseract's orientation and script detection
+(OSD, Debian's tesseract-ocr-osd) looks at the middle of the page's ink, at most
 ``OSD_SIDE_IN`` inches a side at 200 dpi or less (about 0.1 to 0.3 s of one core; on a whole page
 it took 0.4 to 0.5 s and was no more often right). When it is unsure there (under ``OSD_SURE``:
 the middle of a page with a header, a short text and a footer is blank paper), it looks again at
@@ -203,11 +204,7 @@ def plainly_english(band: list[str]) -> bool:
     of one core on a 200-dpi scan; the band 0.11-0.22 s). On the dev scans (bench/ocr_cost.py
     pages: every Latin page at 0, 90 and 180 degrees, two pages of every other script) the
     English prose pages had 7-17 such words, every other reading 3 or fewer: pages turned, in
-    other scripts, or of code and figures, which OSD looks at as before. A band that reads as
-    Vietnamese (accents.band_reads_as_vietnamese) makes the page upright Vietnamese without OSD
-    too, read with the Vietnamese model at once: OSD calls it Latin, and it was read with ``eng``
-    first, only for that reading to say Vietnamese (0.5-0.9 s of one core on a dev scan, OSD
-    0.2-0.4 s)."""
+    other scripts, or of code and figures, which OSD looks at as before."""
     words = [w.strip(".,;:!?()[]\"'").lower() for w in band]
     english = sum(1 for w in words if w in ENGLISH_WORDS)
     other = sum(1 for w in words if w in OTHER_WORDS)
