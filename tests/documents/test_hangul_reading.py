@@ -7,8 +7,10 @@ from __future__ import annotations
 import io
 import re
 
-from data.script_pages import DPI, script_page
-from metrics import text_cer, tokens
+from PIL import Image, ImageDraw, ImageFont
+
+from data.script_pages import DPI, FONTS, MARGIN, PAGE_H, PAGE_W, script_page
+from metrics import bag_of_words_f1, text_cer, tokens
 
 from .helpers import run
 
@@ -39,3 +41,47 @@ def test_hangul_words_the_latin_model_takes_as_latin_junk_are_read_again() -> No
     latin = [w for w in tokens(text) if re.search("[A-Za-z]", w)]
     assert set(latin) == LATIN_WORDS, text
     assert text_cer("\n".join(KOREAN), text) <= 0.01, text
+
+
+# Two columns of a help page's sentences, one line of each side by side.
+LEFT = (
+    "검색 결과의 대소문자를 일치합니다.",
+    "이 제한 설정은 검색 단어의",
+    "대소문자가 일치하는 결과만 보입니다.",
+    "터미널에서 전체 검색 단어와",
+    "일치하는 대상을 찾습니다.",
+    "리눅스 시스템에서 데비안을",
+    "설치하는 방법을 확인하십시오.",
+)
+RIGHT = (
+    "여권 등 사진이 있는 신분증을",
+    "확인하는 것이 좋습니다.",
+    "키를 백업할 방법을 선택하고",
+    "개인 키를 표시합니다.",
+    "서버에 접속할 때 쓸 사용자",
+    "이름을 입력하십시오.",
+    "파일을 만들었다고 가정합니다.",
+)
+
+
+def test_korean_words_stay_whole_when_a_line_is_cut_into_columns() -> None:
+    """Tesseract returns a Korean word as syllables, which its line's text joins without a space;
+    a line read across two columns is cut at the gutter and its text built again from its words,
+    which put a space between every two ("결 과 의 대 소 문 자 를" for "결과의 대소문자를",
+    bag-of-words F1 0.3): the engine gives each printed word as one word."""
+    size = 30
+    path, index = FONTS["Hangul"]
+    font = ImageFont.truetype(path, size, index=index)
+    image = Image.new("RGB", (PAGE_W, PAGE_H), "white")
+    draw = ImageDraw.Draw(image)
+    for i, (left, right) in enumerate(zip(LEFT, RIGHT, strict=True)):
+        y = MARGIN + round(i * size * 1.6)
+        draw.text((MARGIN, y), left, font=font, fill="black")
+        draw.text((PAGE_W // 2 + 40, y), right, font=font, fill="black")
+    png = io.BytesIO()
+    image.save(png, format="PNG", dpi=(DPI, DPI))
+    page = run(png.getvalue()).pages[0]
+    text = "\n".join(line.text for block in page.blocks for line in block.lines)
+    assert bag_of_words_f1("\n".join(LEFT + RIGHT), text) >= 0.9, text
+    words = [w.text for block in page.blocks for line in block.lines for w in line.words]
+    assert "대소문자를" in words and "시스템에서" in words, words

@@ -28,7 +28,7 @@ from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.logical_line import logical_order
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.scripts import script_of, script_read_by
-from ocrqueue.documents.text import piece_gap
+from ocrqueue.documents.text import piece_gap, word_gap
 
 TESSDATA_CANDIDATES = (
     "/usr/share/tesseract-ocr/5/tessdata",
@@ -218,6 +218,7 @@ class TesseractEngine:
         ]
         if own:
             lines = [self._stolen_words_read_again(gray, line, own[0], dpi) for line in lines]
+        lines = [pieces_joined(line) for line in lines]
         if dpi != request.dpi:
             lines = [_scaled_line(line, request.dpi / dpi) for line in lines]
         return EngineOutput(tuple(lines))
@@ -280,6 +281,41 @@ def _in_place(line: Line, words: list[Word]) -> str:
         out += rest[:at] + new.text
         rest = rest[at + len(old.text) :]
     return out + rest
+
+
+def pieces_joined(line: Line) -> Line:
+    """``line`` with the pieces of a word Tesseract cut finer than printed (Korean syllables, which
+    its text joins without a space, ``piece_gap``) made one word each, box the union of theirs and
+    confidence their mean by letters. Every step after the engine that builds a text from words
+    (a line cut at a gutter or by a region, a table's cell, a margin note: ``text.join_words``)
+    puts a space between two words of a script written with spaces, and read a line of a help
+    page as "검색 결 과 의 대 소 문 자 를" for "검색 결과의 대소문자를". The line as it was when
+    nothing is joined or a word is not found in its text."""
+    if len(line.words) < 2:
+        return line
+    merged: list[list[Word]] = []
+    rest = line.text
+    for word in line.words:
+        at = rest.find(word.text)
+        if at < 0:
+            return line
+        if merged and at == 0 and word_gap(merged[-1][-1].text, word.text) == " ":
+            merged[-1].append(word)
+        else:
+            merged.append([word])
+        rest = rest[at + len(word.text) :]
+    if len(merged) == len(line.words):
+        return line
+    return replace(line, words=tuple(_one_word(group) for group in merged))
+
+
+def _one_word(pieces: list[Word]) -> Word:
+    if len(pieces) == 1:
+        return pieces[0]
+    text = "".join(w.text for w in pieces)
+    known = [(w.confidence, len(w.text)) for w in pieces if w.confidence is not None]
+    confidence = sum(c * n for c, n in known) / sum(n for _, n in known) if known else None
+    return Word(text, union(w.bbox for w in pieces), confidence)
 
 
 def black_and_white(gray: Image.Image) -> Image.Image:
