@@ -7,10 +7,9 @@ from __future__ import annotations
 import io
 import re
 
-from PIL import Image, ImageDraw, ImageFont
-
 from data.script_pages import DPI, FONTS, MARGIN, PAGE_H, PAGE_W, script_page
 from metrics import bag_of_words_f1, text_cer, tokens
+from PIL import Image, ImageDraw, ImageFont
 
 from .helpers import run
 
