@@ -84,3 +84,34 @@ def test_korean_words_stay_whole_when_a_line_is_cut_into_columns() -> None:
     assert bag_of_words_f1("\n".join(LEFT + RIGHT), text) >= 0.9, text
     words = [w.text for block in page.blocks for line in block.lines for w in line.words]
     assert "대소문자를" in words and "시스템에서" in words, words
+
+
+LIST = (
+    "호스트 이름(직접 정할 수도 있습니다).",
+    "도메인 이름.",
+    "컴퓨터의 IP 주소.",
+    "네트워크에 사용할 네트마스크.",
+    "서버로 사용할 시스템.",
+)
+
+
+def test_bullets_the_hangul_model_reads_as_a_jamo_make_a_list() -> None:
+    """The Hangul model reads a list's "•" as the jamo "ㆍ" (arae-a), a word of its own before a
+    Korean word, which has no capital to show a list: the lines are list items again."""
+    size = 30
+    path, index = FONTS["Hangul"]
+    font = ImageFont.truetype(path, size, index=index)
+    image = Image.new("RGB", (PAGE_W, PAGE_H), "white")
+    draw = ImageDraw.Draw(image)
+    draw.text((MARGIN, MARGIN), "설치하기 전에 다음 정보를 확인하십시오:", font=font, fill="black")
+    for i, item in enumerate(LIST):
+        y = MARGIN + round((i + 1.5) * size * 1.7)
+        draw.text((MARGIN + size, y), "•", font=font, fill="black")
+        draw.text((MARGIN + round(size * 2.2), y), item, font=font, fill="black")
+    png = io.BytesIO()
+    image.save(png, format="PNG", dpi=(DPI, DPI))
+    page = run(png.getvalue()).pages[0]
+    lists = [block for block in page.blocks if block.type == "list"]
+    assert len(lists) == 1 and len(lists[0].lines) == len(LIST), [b.text for b in page.blocks]
+    text = "\n".join(line.text for block in page.blocks for line in block.lines)
+    assert "\u318d" not in text and "\u119e" not in text, text

@@ -211,25 +211,27 @@ def list_items(lines: Sequence[Line]) -> list[str]:
     return [text if CHECKBOX_ITEM.match(text) else LIST_MARKER.sub("", text, count=1) for text in texts]
 
 
-# What OCR engines make of a round bullet: a lone mark like these before a capital or a digit
-# (Tesseract's Latin script model reads "●" as "è").
+# What OCR engines make of a round bullet: a lone mark like these before a capital, a digit or a
+# letter of a script without case (Tesseract's Latin script model reads "●" as "è"; its Hangul
+# model reads "•" as the jamo "ㆍ", arae-a: install-ko p. 30, dev, seven items each a word "ㆍ").
 BULLET_MISREADS = frozenset(
-    {"¢", "e", "è", "é", "©", "«", "»", "°", "®", "o", "*", "+", "·", "•", "●", "■", "□", "❖", "➢"}
+    {"¢", "e", "è", "é", "©", "«", "»", "°", "®", "o", "*", "+", "·", "•", "●", "■", "□", "❖", "➢", "\u318d", "\u119e"}
 )
 MIN_LIST_RUN = 2
 
 
 def restore_bullets(lines: Sequence[Line]) -> list[Line]:
     """Lines whose first word is a bullet misread ("¢", "e", "©" for "•") start with "•" again,
-    when at least MIN_LIST_RUN lines of the region begin so before a capital or a digit (a list,
-    not a word that happens to open a line)."""
+    when at least MIN_LIST_RUN lines of the region begin so before a capital, a digit or a letter
+    of a script without case (Korean, Chinese, Arabic: a list, not a word that happens to open a
+    line)."""
 
     def marked(line: Line) -> bool:
         words = line.text.split(" ", 2)
         if len(words) < 2 or words[0] not in BULLET_MISREADS:
             return False
         first = words[1][:1]
-        return first.isupper() or first.isdigit()
+        return first.isupper() or first.isdigit() or (first.isalpha() and first.lower() == first.upper())
 
     flags = [marked(line) for line in lines]
     if sum(flags) < MIN_LIST_RUN:
