@@ -25,10 +25,10 @@ set -euo pipefail
 script_models=(tesseract-ocr-script-latn tesseract-ocr-script-viet tesseract-ocr-script-cyrl tesseract-ocr-script-grek
   tesseract-ocr-script-hans tesseract-ocr-script-hant tesseract-ocr-script-jpan tesseract-ocr-script-jpan-vert tesseract-ocr-script-hang
   tesseract-ocr-script-thai tesseract-ocr-script-arab tesseract-ocr-script-hebr tesseract-ocr-script-deva)
-# The Arabic language's model, read beside the Arabic script model on Arabic (not Persian) pages
-# (documents/ocr/arabic_language.py); the Thai language's model, read instead of the Thai script
-# model (documents/ocr/engine_choice.py, LANGUAGE_MODEL_FIRST).
-language_models=(tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-ara tesseract-ocr-tha)
+# The Arabic and Persian languages' models, read beside the Arabic script model on Arabic and on
+# Persian pages (documents/ocr/arabic_language.py); the Thai language's model, read instead of the
+# Thai script model (documents/ocr/engine_choice.py, LANGUAGE_MODELS).
+language_models=(tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-ara tesseract-ocr-fas tesseract-ocr-tha)
 serve_packages=(tesseract-ocr "${language_models[@]}" "${script_models[@]}" tesseract-ocr-osd fonts-dejavu-core fonts-noto-cjk)
 container_packages=(python3 python3-venv ca-certificates "${serve_packages[@]}")
 test_fonts=(fonts-tlwg-garuda-ttf fonts-lao fonts-lohit-deva)

@@ -30,7 +30,12 @@ from ocrqueue.documents.bidi import logical_is_rtl
 from ocrqueue.documents.engines.tesseract import black_and_white, installed_capabilities
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.model import Block, Line, PageResult, Word
-from ocrqueue.documents.ocr.arabic_language import arabic_language_models, reads_as_arabic_language
+from ocrqueue.documents.ocr.arabic_language import (
+    arabic_language_models,
+    language_of,
+    persian_language_models,
+    reads_as_arabic_language,
+)
 from ocrqueue.documents.ocr.script_recheck import read_for_another_script
 from ocrqueue.documents.output.html import page_html
 from ocrqueue.documents.output.markdown import page_markdown_parts
@@ -446,8 +451,7 @@ def test_persian_words_english_takes_as_latin_junk_are_read_again_with_the_arabi
     alone with the Arabic model comes back Persian (two left, CER 0.123), and the page's real
     Latin words, read by English with high confidence, stay."""
     image = _rendered(print_pdfs((PERSIAN_TERMINAL,), tmp_path)[PERSIAN_TERMINAL.name], dpi=300)
-    read = _only_page(image)
-    assert read.to_dict()["languages"] == ["Arabic", "eng"]
+    read = _only_page(image, languages=("Arabic", "eng"))  # with no options: Arabic+fas+eng, below
     text = full_text(read)
     latin = [w for w in tokens(text) if re.search("[A-Za-z]", w)]
     assert {"HTML", "colors", "set"} <= set(latin), text
@@ -468,11 +472,36 @@ def test_an_arabic_language_page_is_read_with_the_arabic_language_model(tmp_path
     assert sum(key in tokens(text) for key in ARABIC_SCAN.key_words) >= 3, text
 
 
-def test_a_persian_page_is_not_read_with_the_arabic_language_model(tmp_path: Path) -> None:
+def test_a_persian_page_is_read_with_the_persian_model_and_spelt_as_persian(tmp_path: Path) -> None:
     """``ara`` has no Persian letters (dev Persian pages read with it: CER 0.25-0.35): a page whose
-    band shows پ چ ژ گ ی ک keeps ``Arabic+eng``."""
+    band shows پ چ ژ گ ی ک is read with ``fas`` between the Arabic model and English, and its
+    Arabic yeh, kaf and teh marbuta are given as Persian writes them. With ``Arabic+eng`` this
+    page came back with "پايانة" for "پایانهٔ" and "همة" for "همهٔ" (CER 0.181, F1 0.871; now
+    0.047, 0.979)."""
     image = _rendered(print_pdfs((PERSIAN_TERMINAL,), tmp_path)[PERSIAN_TERMINAL.name], dpi=200)
-    assert _only_page(image).to_dict()["languages"] == ["Arabic", "eng"]
+    read = _only_page(image)
+    assert read.to_dict()["languages"] == ["Arabic", "fas", "eng"]
+    text = full_text(read)
+    with_english = full_text(_only_page(image, languages=("Arabic", "eng")))
+    assert text_cer(PERSIAN_TERMINAL.text, text) <= 0.1, text
+    assert text_cer(PERSIAN_TERMINAL.text, text) < text_cer(PERSIAN_TERMINAL.text, with_english), text
+    assert tokens(text).count("پایانهٔ") >= 3, text
+    assert not set("\u064a\u0643\u0629") & set(text), text  # ي ك ة
+
+
+def test_persian_is_told_by_its_letters_and_needs_its_model() -> None:
+    arabic = "هل تريد حفظ التغييرات في المستند قبل الإغلاق؟ يوجد ملف بنفس الاسم في هذا المجلد. يدعم المحرر الكتابة"
+    persian = "پایانهٔ گنوم یک برنامهٔ شبیه‌ساز پایانه برای دسترسی به یک محیط پوستهٔ یونیکس است. پروندهٔ تنظیمات"
+    urdu = "ٹ ڈ ڑ ں ھ ہ ے " * 3
+    assert language_of(arabic) == "ara"
+    assert language_of(persian) == "fas"
+    assert language_of("پایانه") is None  # too few letters to tell
+    assert language_of(persian + urdu) is None  # Urdu's letters: not read with the Persian model
+    with_fas = installed_capabilities(frozenset({"Arabic", "fas", "eng", "osd"})).languages
+    without = installed_capabilities(frozenset({"Arabic", "eng", "osd"})).languages
+    assert persian_language_models(("Arabic", "eng"), with_fas) == ("Arabic", "fas", "eng")
+    assert persian_language_models(("Arabic", "eng"), without) is None  # read as before
+    assert persian_language_models(("Hebrew", "eng"), with_fas) is None
 
 
 def test_the_arabic_language_is_told_by_its_letters_and_needs_its_model() -> None:

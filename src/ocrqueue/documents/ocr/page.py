@@ -26,7 +26,13 @@ from ocrqueue.documents.layout.straighten import deskew
 from ocrqueue.documents.layout.vertical import ink_in_columns, is_column, is_vertical, vertical_blocks
 from ocrqueue.documents.model import Block
 from ocrqueue.documents.ocr.accents import needs_latin_model, reads_as_vietnamese
-from ocrqueue.documents.ocr.arabic_language import arabic_language_models, is_arabic_language
+from ocrqueue.documents.ocr.arabic_language import (
+    ARABIC_LANGUAGE,
+    PERSIAN_LANGUAGE,
+    arabic_language_models,
+    page_language,
+    persian_language_models,
+)
 from ocrqueue.documents.ocr.assemble import Figures, OcrPage
 from ocrqueue.documents.ocr.by_region import read_regions
 from ocrqueue.documents.ocr.detect import look, other_scripts, turn
@@ -107,9 +113,7 @@ def choose_engine(context: PageContext) -> None:
     engine has one (Tesseract's Japanese_vert beside Japanese: the horizontal model alone reads such
     a page as garbage, CER 0.99); and a warning for each script found that no installed model reads."""
     engine, languages = _chosen(context, context.scripts)
-    arabic = arabic_language_models(languages, engine.capabilities.languages)
-    if arabic is not None and context.options.languages == (AUTO,) and _arabic_language(context, engine):
-        languages = arabic
+    languages = _arabic_script_languages(context, engine, languages)
     by_language = language_models(languages, engine.capabilities.languages)
     if by_language is not None and context.options.languages == (AUTO,):
         languages = by_language
@@ -121,10 +125,18 @@ def choose_engine(context: PageContext) -> None:
         context.warn(warning)
 
 
-def _arabic_language(context: PageContext, engine: OcrEngine) -> bool:
-    """Whether the straightened page's letters read with the Arabic model are Arabic, not Persian."""
+def _arabic_script_languages(context: PageContext, engine: OcrEngine, languages: tuple[str, ...]) -> tuple[str, ...]:
+    """``languages`` led by the Arabic script model, with no languages named: with the model of
+    the language the straightened page's letters read with the Arabic model are in, Arabic
+    (``Arabic+ara``) or Persian (``Arabic+fas+eng``), where installed; else ``languages``."""
+    offered = engine.capabilities.languages
+    arabic, persian = arabic_language_models(languages, offered), persian_language_models(languages, offered)
+    if not (arabic or persian) or context.options.languages != (AUTO,):
+        return languages
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
-    return is_arabic_language(engine, straight.image, straight.content, raster.dpi)
+    language = page_language(engine, straight.image, straight.content, raster.dpi)
+    chosen = arabic if language == ARABIC_LANGUAGE else persian if language == PERSIAN_LANGUAGE else None
+    return chosen or languages
 
 
 @stage("ocr.read")
