@@ -48,26 +48,40 @@ class Glyph(NamedTuple):
 
 _LAM = "\u0644"
 _ALEFS = frozenset("\u0622\u0623\u0625\u0627")  # alef, with madda, hamza above, hamza below
+# Arabic's marks drawn over or under a letter (harakat, tanwin, shadda, sukun, hamza above and below).
+_MARKS = "".join(chr(c) for c in range(0x064B, 0x0660)) + "\u0670"
 
 
 def ligatures_joined(glyphs: Sequence[tuple[Glyph, tuple[float, float]]]) -> list[Glyph]:
     """Letters drawn by one glyph (they share its origin, page points: a lam-alef's ToUnicode
     gives two) as one glyph holding them in logical order, each glyph placed by its origin.
     PDFium splits such a glyph's box between its letters in an order of its own, so their boxes
-    cannot order them; the lam of a lam-alef comes first."""
+    cannot order them; the lam of a lam-alef comes first. A letter and the marks drawn with it
+    (Chromium writes "لّ" as one span of two glyphs, shadda and lam, starting where the shadda is
+    drawn) share an origin too, and PDFium may hand them back apart, other letters of the word
+    between ("لحيّل" for "يحلّل"): they are joined all the same, each mark after its letter."""
     out: list[Glyph] = []
-    origins: list[tuple[float, float]] = []
+    at: dict[tuple[int, tuple[float, float]], int] = {}  # (word, origin) -> its glyph in out
     for glyph, origin in glyphs:
         glyph = glyph._replace(at=origin[0]) if origin[0] == origin[0] else glyph  # not NaN
-        if out and origin == origins[-1] and glyph.word == out[-1].word:
-            text = out[-1].text + glyph.text
-            if len(text) == 2 and text[0] in _ALEFS and text[1] == _LAM:
-                text = text[::-1]
-            out[-1] = out[-1]._replace(text=text, box=union([out[-1].box, glyph.box]))
-        else:
+        k = at.get((glyph.word, origin))
+        if k is None:
+            at[(glyph.word, origin)] = len(out)
             out.append(glyph)
-            origins.append(origin)
+            continue
+        text = out[k].text + glyph.text
+        if len(text) == 2 and text[0] in _ALEFS and text[1] == _LAM:
+            text = text[::-1]
+        out[k] = out[k]._replace(text=_marks_after_letters(text), box=union([out[k].box, glyph.box]))
     return out
+
+
+def _marks_after_letters(text: str) -> str:
+    """A glyph's letters with marks that lead them moved after the first letter ("ُذ" as "ذُ")."""
+    lead = len(text) - len(text.lstrip(_MARKS))
+    if not lead or lead == len(text):
+        return text
+    return text[lead] + text[:lead] + text[lead + 1 :]
 
 
 def _marks_joined(words: list[list[Glyph]]) -> list[list[Glyph]]:

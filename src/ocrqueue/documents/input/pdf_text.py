@@ -20,6 +20,7 @@ from ocrqueue.documents.bidi import has_rtl, is_rtl
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.indic_order import in_visual_order, logical_indices
 from ocrqueue.documents.input.drawn_bullets import with_drawn_bullets
+from ocrqueue.documents.input.glyph_spans import GlyphSpans, spans_closed
 from ocrqueue.documents.input.letter_spacing import rejoin_letter_spaced
 from ocrqueue.documents.input.pages import TextLayer
 from ocrqueue.documents.input.pdfframe import PageFrame
@@ -145,13 +146,14 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
     fonts = _FontNames(raw)
     sizes = TextMatrices(raw)
     markers = Superscripts(raw, sizes)
+    spans = GlyphSpans(textpage, len(text))
     lines: list[Line] = []
     rtl_before: Line | None = None  # the line before, when it was right-to-left
     before: tuple[int, list[tuple[Glyph, tuple[float, float]]]] = (-1, [])  # its first index, its glyphs
     for line in _LINE.finditer(text):
         rtl = has_rtl(line.group())
         if rtl or rtl_before is not None:
-            first, last, glyphs = _rtl_glyphs(raw, to_page, text, line.start(), line.end())
+            first, last, glyphs = _rtl_glyphs(raw, to_page, text, line.start(), line.end(), spans)
             if rtl and rtl_before is not None and same_visual_line([g for g, _ in before[1]], [g for g, _ in glyphs]):
                 lines.pop()  # PDFium cut one line in pieces (at a hamza above): read it whole
                 first, glyphs = before[0], before[1] + glyphs
@@ -209,13 +211,21 @@ def _ends_paragraph(words: list[Word], before: Line) -> bool:
 
 
 def _rtl_glyphs(
-    raw: pdfium_c.FPDF_TEXTPAGE, to_page: Callable[[float, float, float, float], BBox], text: str, start: int, end: int
+    raw: pdfium_c.FPDF_TEXTPAGE,
+    to_page: Callable[[float, float, float, float], BBox],
+    text: str,
+    start: int,
+    end: int,
+    spans: GlyphSpans,
 ) -> tuple[int, int, list[tuple[Glyph, tuple[float, float]]]]:
     """A line with right-to-left text: its visible characters with their boxes (page points),
     the word they are in (numbered by its first index) and their glyph's origin, with the indices
-    of the line's first character and its last word's."""
+    of the line's first character and its last word's. A letter drawn with its marks as one span
+    is boxed at the span's extent, and a space between two words that then touch is no space
+    (``glyph_spans``)."""
     left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
     glyphs: list[tuple[Glyph, tuple[float, float]]] = []
+    indices: list[int] = []
     x, y = ctypes.c_double(), ctypes.c_double()
     first = last = -1
     for word in _WORD.finditer(text, start, end):
@@ -228,7 +238,8 @@ def _rtl_glyphs(
             if pdfium_c.FPDFText_GetCharBox(raw, i, left, right, bottom, top):
                 box = to_page(left.value, bottom.value, right.value, top.value)
                 glyphs.append((Glyph(ch, box, word.start()), _origin(raw, i, x, y, to_page)))
-    return first, last, glyphs
+                indices.append(i)
+    return first, last, spans_closed(glyphs, indices, spans, to_page)
 
 
 def _origin(
@@ -289,6 +300,7 @@ def _lines(
     boxes: list[BBox] = []
     fonts = _FontNames(textpage.raw)
     sizes = TextMatrices(textpage.raw)
+    spans = GlyphSpans(textpage, textpage.count_chars())
     first = last = word_start = -1  # the line's first character, its last word's, this word's
     left = bottom = right = top = 0.0
     started = False  # a word's box has begun (it may hold only characters nobody sees)
@@ -317,13 +329,18 @@ def _lines(
                     if rtl or rtl_before is not None:
                         at_x, at_y = ctypes.c_double(), ctypes.c_double()
                         placed = ligatures_joined(
-                            [
-                                (
-                                    Glyph(g[0], to_page(*g[1:5]), g[5]),
-                                    _origin(textpage.raw, g[6], at_x, at_y, to_page),
-                                )
-                                for g in glyphs
-                            ]
+                            spans_closed(
+                                [
+                                    (
+                                        Glyph(g[0], to_page(*g[1:5]), g[5]),
+                                        _origin(textpage.raw, g[6], at_x, at_y, to_page),
+                                    )
+                                    for g in glyphs
+                                ],
+                                [g[6] for g in glyphs],
+                                spans,
+                                to_page,
+                            )
                         )
                         logical = logical_words(placed, char_boxes, None if rtl else True)
                         rtl = rtl or (rtl_before is not None and _ends_paragraph(logical, rtl_before))
