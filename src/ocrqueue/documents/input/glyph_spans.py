@@ -18,6 +18,7 @@ import ctypes
 import unicodedata
 from collections.abc import Callable, Sequence
 from itertools import pairwise
+from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -80,7 +81,7 @@ class GlyphSpans:
         return self._order
 
 
-def _address(obj: object) -> int | None:
+def _address(obj: Any) -> int | None:  # a ctypes pointer of PDFium's, of any of its types
     return ctypes.cast(obj, ctypes.c_void_p).value
 
 
