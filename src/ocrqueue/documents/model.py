@@ -31,8 +31,8 @@ BLOCK_TYPES: tuple[BlockType, ...] = (
 )
 
 
-WordRole = Literal["superscript", "bullet", "checkbox"]
-WORD_ROLES: tuple[WordRole, ...] = ("superscript", "bullet", "checkbox")
+WordRole = Literal["superscript", "bullet", "checkbox", "leader"]
+WORD_ROLES: tuple[WordRole, ...] = ("superscript", "bullet", "checkbox", "leader")
 
 
 def _bbox(value: Any) -> BBox:
@@ -58,7 +58,9 @@ class Word:
     (text-layer pages with ProcessOptions.char_boxes). ``role`` "superscript": a footnote or
     reference marker set small and raised after the word before it, with no space between; "bullet":
     a list's bullet the PDF draws as a shape, not a character of its text layer ("•" stands for it);
-    "checkbox": a check box drawn on a rendered page, "☐" empty or "☒" marked (layout/checkboxes.py)."""
+    "checkbox": a check box drawn on a rendered page, "☐" empty or "☒" marked (layout/checkboxes.py);
+    "leader": the row of dots leading a contents entry to its page number on a rendered page, its
+    dots as printed (layout/leaders.py)."""
 
     text: str
     bbox: BBox

@@ -11,6 +11,7 @@ Ruling lines are painted out first, so table borders never come back as "|" or "
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Literal
@@ -21,12 +22,20 @@ import numpy.typing as npt
 from PIL import Image
 
 from ocrqueue.documents.engines import RecognitionRequest
-from ocrqueue.documents.geometry import BBox, PixelBox, share_inside
+from ocrqueue.documents.geometry import BBox, PixelBox, share_inside, union
 from ocrqueue.documents.layout.blocks import body_size
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.checkboxes import find_checkboxes, mark_checkboxes
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.gate import needs_layout_model
+from ocrqueue.documents.layout.leaders import (
+    Leader,
+    find_leaders,
+    holds_leader,
+    mark_leaders,
+    unread_after_leaders,
+    with_words_after,
+)
 from ocrqueue.documents.layout.raster import Island, PageLayout, RasterLayout, analyse
 from ocrqueue.documents.layout.row_grid import row_grid_tables
 from ocrqueue.documents.layout.rows import merge_rows, split_line
@@ -60,11 +69,13 @@ def start_layout(page: OcrPage, use_model: bool, resources: PipelineResources) -
 
 def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Block], Figures]:
     """The page read whole by its engine and split by its layout (``start_layout``)."""
-    image, dx, dy = _engine_view(page)
+    leaders = find_leaders(page.ink, page.dpi)
+    image, dx, dy = _engine_view(page, leaders)
     lines = page.engine.recognize(image, RecognitionRequest(page.languages, "page", page.dpi)).lines
     if dx or dy:
         lines = tuple(moved(ln, dx, dy) for ln in lines)
     lines = mark_checkboxes(lines, find_checkboxes(page.ink, page.dpi))
+    lines = _numbers_after_leaders(page, mark_leaders(lines, leaders, page.dpi))
     layout, detected = pending.result()
     if not is_vertical(lines):
         lines = (*lines, *_lost_lines(page, lines, layout))
@@ -183,6 +194,29 @@ def _lost_lines(page: OcrPage, lines: tuple[Line, ...], layout: RasterLayout) ->
     return found
 
 
+def _numbers_after_leaders(page: OcrPage, lines: tuple[Line, ...]) -> tuple[Line, ...]:
+    """The lines ending at their leader with ink right of it (layout/leaders.py), each with the
+    words read there: the ink of a column of such lines is read as one block, where a lone digit
+    has its neighbours (read alone, "4" came back as "A" or "a" as the crop's margin changed)."""
+    out = list(lines)
+    height, width = page.straight.gray.shape
+    for column in unread_after_leaders(lines, page.ink, page.dpi):
+        box = union(b for _, b in column)
+        pad = max(2, round(max(b.height for _, b in column)))
+        x0, y0 = max(0, int(box.x0) - pad), max(0, int(box.y0) - pad)
+        x1, y1 = min(width, int(box.x1) + pad), min(height, int(box.y1) + pad)
+        crop = Image.fromarray(page.straight.gray[y0:y1, x0:x1])
+        read = [
+            moved(ln, x0, y0)
+            for ln in page.engine.recognize(crop, RecognitionRequest(page.languages, "cell", page.dpi)).lines
+        ]
+        for i, after in column:
+            words = [w for ln in read if after.y0 <= ln.bbox.cy <= after.y1 for w in ln.words]
+            if words:
+                out[i] = with_words_after(out[i], words)
+    return tuple(out)
+
+
 def _read_band_as_two_lines(
     page: OcrPage, ink: npt.NDArray[np.bool_], box: tuple[int, int, int, int], pad: int
 ) -> list[Line]:
@@ -235,22 +269,30 @@ def _page_layout(page: OcrPage, use_model: bool, resources: PipelineResources) -
     return analyse(page.straight, page.rules, page.dpi, islands_wanted(detected)), detected
 
 
-def _engine_view(page: OcrPage) -> tuple[Image.Image, int, int]:
+def _engine_view(page: OcrPage, leaders: Sequence[Leader]) -> tuple[Image.Image, int, int]:
     """What the engine reads, and where it lies on the page: the page's content box (the rest
     is paper, which only costs the engine time), with the rules painted white, widened by a few
-    pixels: on scans the grey fringe the ink threshold leaves along a rule is still read as "|"."""
+    pixels: on scans the grey fringe the ink threshold leaves along a rule is still read as "|";
+    and the dot leaders painted white: Tesseract reads their dots as letters and, beside them,
+    misreads the entry they follow ("pages" as "pageS"; a scanned contents page's entries as
+    "AISIA pD")."""
     height, width = page.straight.gray.shape
     x0, y0, x1, y1 = page.straight.content or (0, 0, width, height)
     rules = page.rules.mask[y0:y1, x0:x1] if page.rules is not None else None
     if rules is not None and not rules.any():
         rules = None
-    if rules is None and (x1 - x0, y1 - y0) == (width, height):
+    if rules is None and not leaders and (x1 - x0, y1 - y0) == (width, height):
         return page.image, 0, 0
     gray = page.straight.gray[y0:y1, x0:x1].copy()
+    margin = max(1, page.dpi // 100)
     if rules is not None:
-        size = 2 * max(1, page.dpi // 100) + 1
         mask = np.ascontiguousarray(rules).view(np.uint8)
-        gray[cv2.dilate(mask, np.ones((size, size), np.uint8)).view(bool)] = 255
+        gray[cv2.dilate(mask, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8)).view(bool)] = 255
+    for leader in leaders:
+        lx0, ly0, lx1, ly1 = (int(v) for v in leader.box)
+        gray[
+            max(0, ly0 - margin - y0) : max(0, ly1 + margin - y0), max(0, lx0 - margin - x0) : max(0, lx1 + margin - x0)
+        ] = 255
     return Image.fromarray(gray), x0, y0
 
 
@@ -265,13 +307,16 @@ class _Parts:
 
 def _split(lines: tuple[Line, ...], layout: RasterLayout) -> _Parts:
     """Cut each line where its words fall in different regions or islands. A word outside every
-    region (ink too faint or small for the layout's coarse grid) goes to the nearest region."""
+    region (ink too faint or small for the layout's coarse grid) goes to the nearest region. A
+    line holding a dot leader goes whole where its first word does: the layout sees too little ink
+    in the dots to join a contents entry to its page number, and cuts a column of numbers off."""
     parts = _Parts([[] for _ in layout.regions], [[] for _ in layout.islands])
     for line in lines:
         words = line.words or (Word(line.text, line.bbox, line.confidence),)
         groups: dict[tuple[bool, int], list[Word]] = {}
+        whole = _target(words[0].bbox, layout) if holds_leader(line) else None
         for word in words:
-            groups.setdefault(_target(word.bbox, layout), []).append(word)
+            groups.setdefault(whole or _target(word.bbox, layout), []).append(word)
         for (island, index), group in groups.items():
             piece = split_line(line, group) if line.words else line
             if index < 0:

@@ -1,0 +1,186 @@
+"""Dot leaders on a rendered page: the rows of evenly spaced dots that lead a table of contents'
+entry to its page number (or a form's label to its blank). An engine reads such a row as letters
+("2... ee", "oaa"), and the layout, which sees the dots as too little ink, cuts the row in three:
+entry, dots, and a column of page numbers read after the entries. A row of dots found here becomes
+one word, its dots as printed, with the role "leader", and the line holding it stays one line from
+entry to number (ocr/whole_page.py). A dev reference manual's contents pages read 0.57-0.78 CER."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.layout.xycut import Mask
+from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.text import join_words
+
+DOT_SIDE_IN = (0.004, 0.03)  # a dot's side, in inches: 0.3 to 2.2 pt
+MAX_DOT_ASPECT = 2.0  # of a dot's longer side to its shorter
+MIN_DOT_FILL = 0.4  # of its box a dot's ink fills: a dot is solid, a comma's tail or a tilde is not
+MIN_DOTS = 8  # in a row: an ellipsis has three, a leader tens
+PERIOD_IN = (0.015, 0.12)  # centre to centre, in inches
+PERIOD_SLACK = 0.2  # of the row's first period, how far each next one may differ (scans jitter)
+BASELINE_IN = 0.01  # how far apart the bottoms of one row's dots may lie, in inches
+SPACED = 1.5  # dots whose gap is this many dot widths or more are written ". . .", else "..."
+LEADER_CHARS = ".·•…,:;_-"  # what an engine makes of a leader's dots at a word's ends
+INSIDE = 0.5  # of a word's width inside a leader that makes the word the leader's misreading
+
+
+@dataclass(frozen=True)
+class Leader:
+    """A row of dots: its box in pixels, how many dots, their pitch (pixels) and whether they are
+    set apart."""
+
+    box: BBox
+    dots: int
+    pitch: float
+    spaced: bool
+
+    @property
+    def text(self) -> str:
+        return (" " if self.spaced else "").join("." * self.dots)
+
+
+def find_leaders(ink: Mask, dpi: int) -> list[Leader]:
+    """Rows of at least MIN_DOTS small solid dots on one baseline at an even pitch."""
+    lo, hi = (max(1, round(side * dpi)) for side in DOT_SIDE_IN)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(ink.view(np.uint8), connectivity=8)
+    x, y, w, h, area = (stats[1:, i] for i in range(5))
+    short, long = np.minimum(w, h), np.maximum(w, h)
+    dot = (short >= lo) & (long <= hi) & (long <= MAX_DOT_ASPECT * short) & (area >= MIN_DOT_FILL * w * h)
+    boxes = [BBox(float(x[i]), float(y[i]), float(x[i] + w[i]), float(y[i] + h[i])) for i in np.flatnonzero(dot)]
+    tolerance = max(1.0, BASELINE_IN * dpi)
+    return [leader for row in _rows(boxes, tolerance) for leader in _runs(row, dpi)]
+
+
+def _rows(dots: list[BBox], tolerance: float) -> list[list[BBox]]:
+    """Dots grouped by their bottoms, each within ``tolerance`` of the previous one's, left to right."""
+    rows: list[list[BBox]] = []
+    for box in sorted(dots, key=lambda b: b.y1):
+        if rows and box.y1 - rows[-1][-1].y1 <= tolerance:
+            rows[-1].append(box)
+        else:
+            rows.append([box])
+    return [sorted(row, key=lambda b: b.x0) for row in rows if len(row) >= MIN_DOTS]
+
+
+def _runs(row: list[BBox], dpi: int) -> list[Leader]:
+    """The runs of a row's dots at an even pitch."""
+    lo, hi = (p * dpi for p in PERIOD_IN)
+    found: list[Leader] = []
+    start = 0
+    while start < len(row) - 1:
+        end, pitch = start + 1, row[start + 1].cx - row[start].cx
+        if lo <= pitch <= hi:
+            while end + 1 < len(row) and abs(row[end + 1].cx - row[end].cx - pitch) <= max(1.0, PERIOD_SLACK * pitch):
+                end += 1
+        if end - start + 1 >= MIN_DOTS and lo <= pitch <= hi:
+            dots = row[start : end + 1]
+            width = statistics.median(b.width for b in dots)
+            found.append(Leader(union(dots), len(dots), pitch, pitch - width >= SPACED * width))
+            start = end + 1
+        else:
+            start += 1
+    return found
+
+
+def mark_leaders(lines: Sequence[Line], leaders: Sequence[Leader], dpi: int) -> tuple[Line, ...]:
+    """``lines`` (pixels) with each leader put in the line of its row as one word with the role
+    "leader": between the line ending left of it and the line starting right of it, joined into
+    one (the engine reads the entry and its page number apart once the dots are painted out), or
+    in place of the words an engine read from its dots. The dots at the end of a word within a
+    pitch of it are cut off the word (an engine reads "perp()." and "norm..." before a leader)."""
+    out = list(lines)
+    reach = JOIN_IN * dpi
+    for leader in leaders:
+        box = leader.box
+        level = [i for i, line in enumerate(out) if line.words and _level(box, line)]
+        over = [i for i in level if out[i].bbox.x0 < box.x1 and box.x0 < out[i].bbox.x1]
+        left = [i for i in level if i not in over and box.x0 - reach <= out[i].bbox.x1 <= box.x0 + leader.pitch]
+        right = [i for i in level if i not in over and box.x1 - leader.pitch <= out[i].bbox.x0 <= box.x1 + reach]
+        near = over[:1]
+        if not near:
+            near = [max(left, key=lambda i: out[i].bbox.x1)] if left else []
+            near += [min(right, key=lambda i: out[i].bbox.x0)] if right else []
+        if not near:
+            continue
+        words = [w for i in near for w in out[i].words]
+        joined = _with_leader(out[near[0]], words, leader)
+        out[near[0]] = joined
+        for i in sorted(near[1:], reverse=True):
+            del out[i]
+    return tuple(out)
+
+
+JOIN_IN = 0.6  # inches between a leader and the line it leads from or to, at most
+
+
+def _level(box: BBox, line: Line) -> bool:
+    """The leader's dots lie in the line's height (on its baseline, above its descenders)."""
+    return line.bbox.y0 <= box.cy <= line.bbox.y1 + box.height
+
+
+def _with_leader(line: Line, words: Sequence[Word], leader: Leader) -> Line:
+    box = leader.box
+    kept: list[Word] = []
+    for word in words:
+        inside = max(0.0, min(word.bbox.x1, box.x1) - max(word.bbox.x0, box.x0))
+        if word.role is None and inside >= INSIDE * word.bbox.width:
+            continue
+        text = word.text
+        if word.bbox.x0 < box.x0 <= word.bbox.x1 + leader.pitch:
+            text = text.rstrip(LEADER_CHARS)
+        if word.bbox.x0 - leader.pitch <= box.x1 < word.bbox.x1:
+            text = text.lstrip(LEADER_CHARS)
+        if text:
+            kept.append(replace(word, text=text))
+    ordered = sorted([*kept, Word(leader.text, box, 1.0, role="leader")], key=lambda w: w.bbox.x0)
+    confidences = [w.confidence for w in kept if w.confidence is not None]
+    return replace(
+        line,
+        text=join_words([w.text for w in ordered]),
+        bbox=union(w.bbox for w in ordered),
+        words=tuple(ordered),
+        confidence=sum(confidences) / len(confidences) if confidences else line.confidence,
+    )
+
+
+def holds_leader(line: Line) -> bool:
+    return any(w.role == "leader" for w in line.words)
+
+
+def unread_after_leaders(lines: Sequence[Line], ink: Mask, dpi: int) -> list[list[tuple[int, BBox]]]:
+    """(line index, box in pixels) of the ink right of each line's leader, within JOIN_IN, where
+    the line ends at its leader, grouped in columns of overlapping boxes: once the dots are
+    painted out, Tesseract leaves a lone page number ("1", "7") out of its page reading."""
+    reach = round(JOIN_IN * dpi)
+    found: list[tuple[int, BBox]] = []
+    for i, line in enumerate(lines):
+        if not line.words or line.words[-1].role != "leader":
+            continue
+        box = line.words[-1].bbox
+        x0, y0, y1 = int(box.x1) + 1, int(line.bbox.y0), int(line.bbox.y1) + 1
+        part = ink[y0:y1, x0 : x0 + reach]
+        columns, rows = np.flatnonzero(part.any(axis=0)), np.flatnonzero(part.any(axis=1))
+        if columns.size:
+            found.append((i, BBox(x0 + columns[0], y0 + rows[0], x0 + columns[-1] + 1, y0 + rows[-1] + 1)))
+    groups: list[list[tuple[int, BBox]]] = []
+    for item in sorted(found, key=lambda f: f[1].x0):
+        if groups and item[1].x0 <= max(b.x1 for _, b in groups[-1]):
+            groups[-1].append(item)
+        else:
+            groups.append([item])
+    return groups
+
+
+def with_words_after(line: Line, words: Sequence[Word]) -> Line:
+    """``line`` with ``words`` read after its end."""
+    ordered = [*line.words, *words]
+    return replace(
+        line, text=join_words([w.text for w in ordered]), bbox=union(w.bbox for w in ordered), words=tuple(ordered)
+    )

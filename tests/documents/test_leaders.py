@@ -1,0 +1,100 @@
+"""A table of contents on a rendered page: each entry one line from its title through its dot
+leader to its page number, the leader one word of dots with the role "leader", not letters an
+engine made of the dots ("oaa", "2... ee") and not a column of page numbers read after the titles."""
+
+from __future__ import annotations
+
+import re
+from io import BytesIO
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+from realpages import scan_jpeg
+
+from ocrqueue.documents.layout.leaders import find_leaders
+from ocrqueue.documents.model import Line
+
+from .helpers import run
+
+SANS = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+ENTRIES = [
+    (0, "1 Getting started", 1),
+    (1, "1.1 Installing the service", 2),
+    (1, "1.2 Running the workers", 4),
+    (1, "1.3 Limits on size and pages", 7),
+    (0, "2 Reading documents", 11),
+    (1, "2.1 Scripts and languages", 12),
+    (1, "2.2 Tables and forms", 15),
+    (0, "3 Operating the queue", 19),
+    (1, "3.1 Backups and restores", 23),
+    (1, "3.2 Monitoring", 27),
+]
+PITCH, NUMBER_RIGHT = 30, 2200  # pixels at 300 dpi: the leaders' dots sit on one grid, as TeX sets them
+
+
+def _contents_page() -> Image.Image:
+    image = Image.new("L", (2550, 3300), 255)
+    draw = ImageDraw.Draw(image)
+    font, title = ImageFont.truetype(SANS, 40), ImageFont.truetype(SANS, 64)
+    draw.text((300, 250), "Contents", font=title, fill=0)
+    y = 450
+    for level, entry, number in ENTRIES:
+        x = 300 + 90 * level
+        draw.text((x, y), entry, font=font, fill=0)
+        dot = (int(draw.textlength(entry, font=font)) + x + 2 * PITCH) // PITCH * PITCH
+        while dot < NUMBER_RIGHT - 90:
+            draw.ellipse((dot, y + 34, dot + 6, y + 40), fill=0)
+            dot += PITCH
+        draw.text((NUMBER_RIGHT - draw.textlength(str(number), font=font), y), str(number), font=font, fill=0)
+        y += 90 if level or number == 1 else 110
+    return image
+
+
+def _png(image: Image.Image) -> bytes:
+    out = BytesIO()
+    image.save(out, format="PNG", dpi=(300, 300))
+    return out.getvalue()
+
+
+def _entry_lines(lines: list[Line]) -> list[tuple[str, str]]:
+    """(title, page number) of each line that has a leader, the leader's own text checked."""
+    found = []
+    for line in lines:
+        leaders = [w for w in line.words if w.role == "leader"]
+        if leaders:
+            assert re.fullmatch(r"\.( \.)+", leaders[0].text), leaders[0].text
+            before, after = line.text.split(leaders[0].text)
+            found.append((before.strip(), after.strip()))
+    return found
+
+
+def test_each_contents_entry_is_one_line_through_its_leader_to_its_number() -> None:
+    blocks = run(_png(_contents_page())).pages[0].blocks
+    lines = [ln for b in blocks for ln in b.lines]
+    assert _entry_lines(lines) == [(entry, str(number)) for _, entry, number in ENTRIES]
+    assert not any(b.text.strip().isdigit() for b in blocks), "a page number was cut off its entry"
+
+
+def test_a_scanned_contents_page_keeps_its_entries_whole() -> None:
+    """On a scan, Tesseract reads some lone page numbers as letters ("i" for "1"); the entries
+    themselves are read exactly once the dots are painted out (before: "EOCHiNG Slatted")."""
+    blocks = run(scan_jpeg(_contents_page(), "contents-page")).pages[0].blocks
+    entries = _entry_lines([ln for b in blocks for ln in b.lines])
+    assert [entry for entry, _ in entries] == [entry for _, entry, _ in ENTRIES]
+    assert all(number for _, number in entries)
+
+
+def test_leaders_are_found_with_their_dots_and_nothing_else_is() -> None:
+    image = _contents_page()
+    ink = np.asarray(image) < 128
+    leaders = find_leaders(ink, 300)
+    assert len(leaders) == len(ENTRIES)
+    assert all(leader.spaced and abs(leader.pitch - PITCH) < 1 for leader in leaders)
+    prose = Image.new("L", (2550, 600), 255)
+    ImageDraw.Draw(prose).text(
+        (300, 200),
+        "Dots in prose... are no leader: e.g. i.e. a.b.c.d.e.f. and so on.",
+        font=ImageFont.truetype(SANS, 40),
+        fill=0,
+    )
+    assert find_leaders(np.asarray(prose) < 128, 300) == []
