@@ -157,7 +157,7 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
             if rtl and rtl_before is not None and same_visual_line([g for g, _ in before[1]], [g for g, _ in glyphs]):
                 lines.pop()  # PDFium cut one line in pieces (at a hamza above): read it whole
                 first, glyphs = before[0], before[1] + glyphs
-            words = logical_words(ligatures_joined(glyphs), rtl=None if rtl else True)
+            words = logical_words(ligatures_joined(glyphs), rtl=None if rtl else True, size=sizes.size(first))
             if rtl or (words and rtl_before is not None and _ends_paragraph(words, rtl_before)):
                 rtl_before = None
                 if words:
@@ -342,7 +342,7 @@ def _lines(
                                 to_page,
                             )
                         )
-                        logical = logical_words(placed, char_boxes, None if rtl else True)
+                        logical = logical_words(placed, char_boxes, None if rtl else True, font_size or 0.0)
                         rtl = rtl or (rtl_before is not None and _ends_paragraph(logical, rtl_before))
                         words[:] = logical if rtl else words
                     lines.append(_line(words, font_size, fonts.line_is_monospace(text, first, last, i)))
