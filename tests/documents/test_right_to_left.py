@@ -501,7 +501,7 @@ def test_an_arabic_language_page_is_read_with_the_arabic_language_model(tmp_path
 def test_a_persian_page_is_read_with_the_persian_model_and_spelt_as_persian(tmp_path: Path) -> None:
     """``ara`` has no Persian letters (dev Persian pages read with it: CER 0.25-0.35): a page whose
     band shows پ چ ژ گ ی ک is read with ``fas`` between the Arabic model and English, and its
-    Arabic yeh, kaf and teh marbuta are given as Persian writes them. With ``Arabic+eng`` this
+    Arabic yeh, kaf and teh marbuta are given as Persian writes them, and its comma too. With ``Arabic+eng`` this
     page came back with "پايانة" for "پایانهٔ" and "همة" for "همهٔ" (CER 0.181, F1 0.871; now
     0.047, 0.979)."""
     image = _rendered(print_pdfs((PERSIAN_TERMINAL,), tmp_path)[PERSIAN_TERMINAL.name], dpi=200)
@@ -513,6 +513,8 @@ def test_a_persian_page_is_read_with_the_persian_model_and_spelt_as_persian(tmp_
     assert text_cer(PERSIAN_TERMINAL.text, text) < text_cer(PERSIAN_TERMINAL.text, with_english), text
     assert tokens(text).count("پایانهٔ") >= 3, text
     assert not set("\u064a\u0643\u0629") & set(text), text  # ي ك ة
+    # Persian's comma after its words, which the models read as ",": "پایانه، به شکل".
+    assert "\u060c" in text and not re.search("[\u0600-\u06ff],", text), text
 
 
 def test_persian_is_told_by_its_letters_and_needs_its_model() -> None:
