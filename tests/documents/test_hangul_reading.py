@@ -115,3 +115,28 @@ def test_bullets_the_hangul_model_reads_as_a_jamo_make_a_list() -> None:
     assert len(lists) == 1 and len(lists[0].lines) == len(LIST), [b.text for b in page.blocks]
     text = "\n".join(line.text for block in page.blocks for line in block.lines)
     assert "\u318d" not in text and "\u119e" not in text, text
+
+
+# Latin words with the Korean particle printed straight after them.
+PARTICLES = (
+    "네트워크를 통해 접근해야 하는 경우, SSH를 설치하고 접근을 설정해야 합니다.",
+    "이 경우에는 첫 번째 디스크의 MBR에 부트로더를 설치합니다.",
+    "보통 DHCP를 사용할 때는 네트워크 설정을 할 필요가 없습니다.",
+    "데비안 chroot 안에서 apt를 사용할 수 있습니다.",
+    "키 데이터가 잘못되었습니다. UID가 없습니다.",
+    "두 번째 명령이 grub을 설치합니다.",
+    "라이브 시스템은 CD나 DVD같은 읽기 전용 미디어에서 부팅합니다.",
+)
+WITH_PARTICLE = {"SSH를", "MBR에", "DHCP를", "apt를", "UID가", "grub을"}
+
+
+def test_a_korean_particle_after_a_latin_word_is_read_as_hangul() -> None:
+    """The Latin model read the particle after a Latin word as a Latin letter or sign ("SSHE",
+    "MBRA", "DHCPE", "UIDI", "grub&") or dropped it ("apt"), and the Hangul model alone reads the
+    whole word as junk; the word's last glyph read alone with the Hangul model is the particle."""
+    image = script_page(PARTICLES, "Hangul", size=30)
+    png = io.BytesIO()
+    image.save(png, format="PNG", dpi=(DPI, DPI))
+    page = run(png.getvalue()).pages[0]
+    text = "\n".join(line.text for block in page.blocks for line in block.lines)
+    assert set(tokens(text)) >= WITH_PARTICLE, text

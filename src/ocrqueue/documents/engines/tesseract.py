@@ -81,6 +81,11 @@ class StolenWords:
     # word read again comes back as pieces, joined, and is put in place in the line's own text,
     # which keeps the spacing as printed.
     pieces: bool
+    # Korean puts its particles straight after a Latin word ("apt를", "SSH를", "MBR에"), and the Latin
+    # model reads the particle as a Latin letter or junk ("SSHE", "MBRA") or drops it ("apt"): a
+    # Latin word read again alone that comes back as itself (or itself less its last character)
+    # and a syllable or two of the script is kept so.
+    particles: bool = False
 
 
 def _is_hangul(char: str) -> bool:
@@ -89,10 +94,15 @@ def _is_hangul(char: str) -> bool:
 
 REREAD_STOLEN_MODELS = {
     "Arabic": StolenWords(has_rtl, "eng", 2, pieces=False),
-    "Hangul": StolenWords(_is_hangul, "Latin", 1, pieces=True),
+    "Hangul": StolenWords(_is_hangul, "Latin", 1, pieces=True, particles=True),
 }
 STOLEN_BELOW = 0.9
 STOLEN_KEPT = 0.3
+# A Latin word of those, not the script's when read again whole, whose last glyph read alone with
+# the Hangul model is one or two syllables at ``PARTICLE_SURE`` or more ends with that particle:
+# the Hangul model reads Latin poorly ("MBR에" whole as "MBRo|"), the particle alone well (0.97).
+PARTICLE_MODELS = frozenset({"Hangul"})
+PARTICLE_SURE = 0.8
 # Models that read fine print worse: a page finer than ``COARSEST_DPI`` is read scaled down to
 # it (each pixel the mean of those it covers), its boxes scaled back. The Thai models lose marks
 # and take ง for จ at 300 dpi (why is not known: Tesseract scales each line to its model's height
@@ -234,13 +244,14 @@ class TesseractEngine:
             api.SetSourceResolution(dpi)
             api.Recognize()
             lines = _lines(api)
+            glyphs = _last_glyphs(api) if any(m in PARTICLE_MODELS for m in request.languages) else {}
         own = [
             lang
             for lang in request.languages
             if lang in REREAD_STOLEN_MODELS and REREAD_STOLEN_MODELS[lang].beside in request.languages
         ]
         if own:
-            lines = [self._stolen_words_read_again(gray, line, own[0], dpi) for line in lines]
+            lines = [self._stolen_words_read_again(gray, line, own[0], dpi, glyphs) for line in lines]
         lines = [pieces_joined(line) for line in lines]
         if dpi != request.dpi:
             lines = [_scaled_line(line, request.dpi / dpi) for line in lines]
@@ -248,16 +259,17 @@ class TesseractEngine:
             lines = [_spelt(line, _as_persian) for line in lines]
         return EngineOutput(tuple(lines))
 
-    def _stolen_words_read_again(self, gray: Image.Image, line: Line, lang: str, dpi: int) -> Line:
+    def _stolen_words_read_again(
+        self, gray: Image.Image, line: Line, lang: str, dpi: int, glyphs: dict[BBox, tuple[str, BBox]]
+    ) -> Line:
         """``line`` with the words a Latin model took from the script of ``lang`` read again with
-        that script's model alone (``REREAD_STOLEN_MODELS``); the line as it was when it is not
-        mostly of words in that script or no word changed."""
+        that script's model alone (``REREAD_STOLEN_MODELS``), and Korean particles it took for
+        Latin put back (``glyphs``: each word's last glyph, ``_last_glyphs``); the line as it was
+        when it is not mostly of words in that script or no word changed."""
         stolen = REREAD_STOLEN_MODELS[lang]
         words = list(line.words)
         if sum(any(map(stolen.letter, w.text)) for w in words) * 2 < len(words):
             return line
-        height = line.bbox.height
-        pad_x, pad_y = max(1, round(height / 8)), max(2, round(height / 4))
         changed = False
         for i, word in enumerate(words):
             if (
@@ -266,19 +278,7 @@ class TesseractEngine:
                 or (word.confidence or 0.0) >= STOLEN_BELOW
             ):
                 continue
-            box = (
-                max(0, int(word.bbox.x0) - pad_x),
-                max(0, int(line.bbox.y0) - pad_y),
-                min(gray.width, int(word.bbox.x1) + pad_x),
-                min(gray.height, int(line.bbox.y1) + pad_y),
-            )
-            if box[2] <= box[0] or box[3] <= box[1]:
-                continue
-            with self._borrow(lang, tesserocr.PSM.RAW_LINE) as api:
-                api.SetImage(gray.crop(box))
-                api.SetSourceResolution(dpi)
-                api.Recognize()
-                read = [w for ln in _lines(api) for w in ln.words]
+            read = self._read_alone(gray, line, word.bbox, lang, dpi)
             if not read or (len(read) > 1 and not stolen.pieces):
                 continue
             text, confidence = "".join(w.text for w in read), min(w.confidence or 0.0 for w in read)
@@ -286,13 +286,99 @@ class TesseractEngine:
                 sum(map(stolen.letter, text)) >= stolen.least
                 and not _has_latin_letter(text)
                 and confidence >= STOLEN_KEPT
-            ):
+            ) or (stolen.particles and _with_particle(word.text, text) and confidence >= STOLEN_KEPT):
                 words[i] = Word(text, word.bbox, confidence)
                 changed = True
+            elif stolen.particles and word.bbox in glyphs:
+                glyph, box = glyphs[word.bbox]
+                # Not into the next word: a particle read there is that word's, read already.
+                until = line.words[i + 1].bbox.x0 if i + 1 < len(line.words) else None
+                particle = _particle_of(word.text, glyph, self._read_alone(gray, line, box, lang, dpi, until))
+                if particle is not None:
+                    words[i] = Word(particle, word.bbox, word.confidence)
+                    changed = True
         if not changed:
             return line
         text = _in_place(line, words) if stolen.pieces else " ".join(w.text for w in words)
         return Line(text, line.bbox, line.confidence, tuple(words), line.font_size)
+
+    def _read_alone(
+        self, gray: Image.Image, line: Line, box: BBox, lang: str, dpi: int, until: float | None = None
+    ) -> list[Word]:
+        """The words of ``box`` (a word or a glyph of ``line``), the line's height and a little
+        around it (not past ``until``), read as a raw line with ``lang`` alone."""
+        height = line.bbox.height
+        pad_x, pad_y = max(1, round(height / 8)), max(2, round(height / 4))
+        right = int(box.x1) + pad_x if until is None else min(int(box.x1) + pad_x, int(until))
+        crop = (
+            max(0, int(box.x0) - pad_x),
+            max(0, int(line.bbox.y0) - pad_y),
+            min(gray.width, right),
+            min(gray.height, int(line.bbox.y1) + pad_y),
+        )
+        if crop[2] <= crop[0] or crop[3] <= crop[1]:
+            return []
+        with self._borrow(lang, tesserocr.PSM.RAW_LINE) as api:
+            api.SetImage(gray.crop(crop))
+            api.SetSourceResolution(dpi)
+            api.Recognize()
+            return [w for ln in _lines(api) for w in ln.words]
+
+
+def _last_glyphs(api: tesserocr.PyTessBaseAPI) -> dict[BBox, tuple[str, BBox]]:
+    """Each word's last glyph as recognised and its box, by the word's box."""
+    out: dict[BBox, tuple[str, BBox]] = {}
+    it = api.GetIterator()
+    if it is None:
+        return out
+    word: BBox | None = None
+    for symbol in tesserocr.iterate_level(it, tesserocr.RIL.SYMBOL):
+        if symbol.IsAtBeginningOf(tesserocr.RIL.WORD):
+            found = symbol.BoundingBox(tesserocr.RIL.WORD)
+            word = BBox(*(float(v) for v in found)) if found else None
+        box = symbol.BoundingBox(tesserocr.RIL.SYMBOL)
+        if word is None or box is None or symbol.Empty(tesserocr.RIL.SYMBOL):
+            continue
+        text = symbol.GetUTF8Text(tesserocr.RIL.SYMBOL)
+        if text:
+            out[word] = (text, BBox(*(float(v) for v in box)))
+    return out
+
+
+def _particle_of(latin: str, glyph: str, read: list[Word]) -> str | None:
+    """``latin`` with the Korean particle its last glyph is (``read``: that glyph read alone with
+    the Hangul model): the glyph read as one or two syllables at ``PARTICLE_SURE`` or more ("MBRA"
+    -> "MBR에", its "A" read "에" at 0.97), or as itself and then the syllables (a particle the
+    Latin model drew into its last letter's box and dropped: "grub" -> "grub을"). None otherwise."""
+    found = [w for w in read if any(map(_is_hangul, w.text))]
+    if not found or min(w.confidence or 0.0 for w in found) < PARTICLE_SURE:
+        return None
+    text = "".join(w.text for w in read)
+    syllables = _SYLLABLES.fullmatch(text) or _SYLLABLES.fullmatch(text.removeprefix(glyph))
+    if syllables is None or not latin.endswith(glyph):
+        return None
+    kept = latin[: len(latin) - len(glyph)] if text == syllables[0] else latin
+    if not any(c.isascii() and c.isalnum() for c in kept):
+        return None
+    return kept + syllables[0]
+
+
+_PARTICLE = re.compile(r"(.*[A-Za-z0-9])([\uac00-\ud7a3]{1,2})")
+_SYLLABLES = re.compile(r"[\uac00-\ud7a3]{1,2}")
+# What a Latin word ends with in its own right: a particle was not read as one of these.
+_WORD_ENDS = frozenset("/.,:;!?)]}'\"-_")
+
+
+def _with_particle(latin: str, again: str) -> bool:
+    """Whether ``again`` is the Latin word ``latin`` with a Korean particle after it: ``latin``
+    itself, or ``latin`` less its last character when that is no punctuation a word ends with
+    (the particle read as a Latin letter or a sign: "SSHE", "grub2¥"), then one or two Hangul
+    syllables ("SSH를", "grub2를")."""
+    found = _PARTICLE.fullmatch(again)
+    if found is None or not _has_latin_letter(found[1]):
+        return False
+    rest = latin.removeprefix(found[1])
+    return len(rest) < len(latin) and (rest == "" or (len(rest) == 1 and rest not in _WORD_ENDS))
 
 
 def _spelt(line: Line, spelling: Callable[[str], str]) -> Line:
