@@ -12,15 +12,16 @@ core on a dev scan, OSD 0.2-0.4 s). Otherwise Tesseract's orientation and script
 ``OSD_SIDE_IN`` inches a side at 200 dpi or less (about 0.1 to 0.3 s of one core; on a whole page
 it took 0.4 to 0.5 s and was no more often right). When it is unsure there (under ``OSD_SURE``:
 the middle of a page with a header, a short text and a footer is blank paper), it looks again at
-the square holding the most ink, and the surer answer counts; when neither answers, at the whole
-ink shrunk to that square (a slide's large type). Its orientation was right on every
-page of the evaluation turned every way whenever it answered; an answer of ``OSD_SURE`` or more is
-taken as it is, a weaker one (``OSD_MIN_CONFIDENCE`` or more) when it agrees with the direction
-the page's text lines run (blank rows of paper between lines across an upright page, blank columns
-on a page lying on its side; that rule alone was wrong on a dev page of short list lines turned
-three ways of eight, where OSD was right at 8 to 14). Its script is right less often (a Chinese page full of code looks
-Latin to it; Chinese is sometimes called Japanese): Han and Japanese count as Han, and a script
-whose language is not installed as Latin.
+the square holding the most ink, and the surer answer counts (not when its answer is upright,
+agrees with the lines and names a script other than Latin and Han: ``_taken_at_once``); when
+neither answers, at the whole ink shrunk to that square (a slide's large type). Its orientation
+was right on every page of the evaluation turned every way whenever it answered; an answer of
+``OSD_SURE`` or more is taken as it is, a weaker one (``OSD_MIN_CONFIDENCE`` or more) when it
+agrees with the direction the page's text lines run (blank rows of paper between lines across an
+upright page, blank columns on a page lying on its side; that rule alone was wrong on a dev page
+of short list lines turned three ways of eight, where OSD was right at 8 to 14). Its script is
+right less often (a Chinese page full of code looks Latin to it; Chinese is sometimes called
+Japanese): Han and Japanese count as Han, and a script whose language is not installed as Latin.
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ def look(image: Image.Image, dpi: int, detector: OrientationDetector | None, eng
     middle = _middle(box, side)
     found = _osd(detector, gray.crop(middle), dpi)
     answers = [found]
-    if found is None or found.confidence < OSD_SURE:
+    runs_down = _lines_run_down(gray, box)
+    if found is None or not _taken_at_once(found, runs_down):
         densest = _densest(gray, box, side)
         other = _osd(detector, gray.crop(densest), dpi) if densest != middle else None
         answers.append(other)
@@ -106,7 +108,7 @@ def look(image: Image.Image, dpi: int, detector: OrientationDetector | None, eng
         found = _osd_shrunk(detector, gray, box, round(OSD_SIDE_IN * OSD_DPI))
     if found is None:
         return FirstLook(0, ())
-    agrees = (found.rotation in (90, 270)) == _lines_run_down(gray, box)
+    agrees = (found.rotation in (90, 270)) == runs_down
     sure = not scripts_only and (found.confidence >= OSD_SURE or (found.confidence >= OSD_MIN_CONFIDENCE and agrees))
     rotation = found.rotation if sure else 0
     if not detector.capabilities.detects_script:
@@ -114,6 +116,23 @@ def look(image: Image.Image, dpi: int, detector: OrientationDetector | None, eng
     if not scripts_only and found.rotation != rotation:
         found = _upright_answer(detector, gray, box, dpi, [a for a in answers if a is not None]) or found
     return FirstLook(rotation, (osd_script(found.script),))
+
+
+def _taken_at_once(found: Orientation, lines_run_down: bool) -> bool:
+    """Whether OSD's answer on the middle square is taken without asking the densest square too:
+    one of ``OSD_SURE`` or more; or an upright one of ``OSD_MIN_CONFIDENCE`` or more that agrees
+    with the page's lines running across and names a script other than Latin and Han (with
+    Japanese). OSD names Latin for scripts it reads poorly (a dev Thai scan and a Gujarati one,
+    whose densest squares it called Thai), and Han or Japanese for a square of a Chinese LaTeX
+    page whose code it calls Latin elsewhere; every other script it named so upright on the dev
+    pages (scripts and pages corpora, clean and scanned, upright and turned by 180 degrees), it
+    named on the densest square too, or less surely: that square cost 0.26-0.32 s of one core on
+    dev Greek and Cyrillic scans for the same first look."""
+    if found.confidence >= OSD_SURE:
+        return True
+    if found.rotation != 0 or found.confidence < OSD_MIN_CONFIDENCE:
+        return False
+    return osd_script(found.script) not in ("Latin", "Han") and not lines_run_down
 
 
 def _upright_answer(
