@@ -68,6 +68,27 @@ def test_a_page_in_a_script_osd_cannot_see_is_read_with_its_model() -> None:
     assert not page.warnings
 
 
+# Nautilus' Armenian messages (/usr/share/locale/hy/LC_MESSAGES/nautilus.mo) with "և" ("and") as a word.
+ARMENIAN_AND = (
+    "Խնդրվում է մուտքագրել անունը և փորձել կրկին",
+    "Խնդրվում է կրկին ստուգել ուղղագրությունը և փորձել կրկին։",
+    "Ընտրել ֆայլը և տեղափոխել այն այլ պանակ։",
+    *ARMENIAN[:7],
+)
+
+
+def test_the_armenian_word_and_is_read_as_itself() -> None:
+    """The Armenian model has no "և" and read each as "ն", which is no word on its own."""
+    if not (Path(find_tessdata()) / "Armenian.traineddata").exists():
+        pytest.fail("the Armenian model is missing: scripts/system-deps.sh test")
+    buffer = io.BytesIO()
+    script_page(ARMENIAN_AND, "Armenian").save(buffer, format="PNG", dpi=(DPI, DPI))
+    page = run(buffer.getvalue()).pages[0]
+    words = [w.text for block in page.blocks for line in block.lines for w in line.words]
+    assert page.languages[0] == "Armenian" and words.count("\u0587") == 3, words
+    assert "\u0576" not in words, words
+
+
 def test_a_latin_page_read_poorly_whose_lines_read_well_alone_names_no_unseen_script() -> None:
     """A Latin page read poorly as a page whose poor lines read well alone with its own language
     is in its own script: no list of the fourteen scripts OSD cannot see, and no probe with their

@@ -136,6 +136,12 @@ PERSIAN_SPELLING = str.maketrans(
         "\u06c2": "\u0647\u0654",
     }
 )
+# The Armenian script model has no "և" (ech-yiwn, the word "and" and a letter of many words) in
+# its letters and reads it as "ն", which is no word on its own: a word "ն" it reads is "և". Dev
+# mo-nautilus-hy pp. 1-2 (Chromium, Noto Sans Armenian): 5 "և" as words, all read "ն", and 4
+# more inside words ("հետևյալ" as "հետնյալ"), which no rule can tell from a real "ն".
+ARMENIAN_MODEL = "Armenian"
+ARMENIAN_AND = re.compile("(?<!\\S)\u0576(?!\\S)")
 # Scripts whose models name a bracket of a right-to-left run as meant, not as drawn (logical_line.logical_order).
 RIGHT_TO_LEFT_SCRIPTS = frozenset({"Arabic", "Hebrew", "Syriac", "Thaana"})
 
@@ -257,6 +263,8 @@ class TesseractEngine:
             lines = [_scaled_line(line, request.dpi / dpi) for line in lines]
         if PERSIAN_LANGUAGE in request.languages:
             lines = [_spelt(line, _as_persian) for line in lines]
+        if ARMENIAN_MODEL in request.languages:
+            lines = [_spelt(line, _armenian_and) for line in lines]
         return EngineOutput(tuple(lines))
 
     def _stolen_words_read_again(
@@ -392,6 +400,11 @@ def _spelt(line: Line, spelling: Callable[[str], str]) -> Line:
 def _as_persian(text: str) -> str:
     """``text`` with ``PERSIAN_SPELLING``'s letters and ``PERSIAN_COMMA``'s comma."""
     return PERSIAN_COMMA.sub("\u060c", text.translate(PERSIAN_SPELLING))
+
+
+def _armenian_and(text: str) -> str:
+    """``text`` with each word "ն" as "և" (``ARMENIAN_AND``)."""
+    return ARMENIAN_AND.sub("\u0587", text)
 
 
 def _in_place(line: Line, words: list[Word]) -> str:
