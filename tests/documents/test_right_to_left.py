@@ -26,6 +26,7 @@ from realpages import scan_jpeg
 from rtl_pages import ARABIC, HEBREW, PAGES, PERSIAN, RtlPage, print_pdfs
 
 from ocrqueue.documents import ProcessOptions, open_document
+from ocrqueue.documents.arabic_letters import languages_named
 from ocrqueue.documents.bidi import logical_is_rtl
 from ocrqueue.documents.engines.tesseract import black_and_white, installed_capabilities
 from ocrqueue.documents.geometry import BBox, union
@@ -249,6 +250,17 @@ def test_the_searchable_pdf_of_a_scanned_right_to_left_page_copies_what_was_read
     if shutil.which("pdftotext"):  # poppler takes two words whose boxes touch for one ("و قیمت")
         poppler = " ".join(_rtl_words(_poppler_text(pdf, tmp_path)))
         assert bag_of_words_f1(" ".join(_rtl_words(layer)), poppler) >= 0.95, poppler
+
+
+def test_a_persian_text_layer_is_named_persian_not_arabic(rtl_pdfs: dict[str, bytes]) -> None:
+    """The text layer names a page's languages by its scripts: a Persian page was "ara", and its
+    HTML said lang="ar". Its letters (پ چ ژ گ ی ک, no ي ك ة) tell Persian, as the OCR path's band
+    does (arabic_letters.language_of)."""
+    persian, arabic = _only_page(rtl_pdfs[PERSIAN.name]), _only_page(rtl_pdfs[ARABIC.name])
+    assert persian.source == arabic.source == "text_layer"
+    assert persian.to_dict()["languages"][0] == "fas" and 'lang="fa"' in page_html(persian)
+    assert arabic.to_dict()["languages"][0] == "ara" and 'lang="ar"' in page_html(arabic)
+    assert languages_named(("ara", "eng"), "في هذا") == ("ara", "eng")  # too few letters to tell
 
 
 def test_markdown_html_and_json_give_right_to_left_paragraphs_in_logical_order(rtl_pdfs: dict[str, bytes]) -> None:

@@ -26,29 +26,26 @@ bag-of-words F1 0.875 / 0.910 -> 0.801 / 0.837 against ``Arabic+eng``, ي read a
 page whose band cannot tell (it keeps ``Arabic+eng``).
 """
 
-# ruff: noqa: RUF002, RUF003 (Arabic, Persian and Urdu letters are the point, not look-alikes of Latin ones)
+# ruff: noqa: RUF002 (Arabic, Persian and Urdu letters are the point, not look-alikes of Latin ones)
 
 from __future__ import annotations
 
 from PIL import Image
 
+from ocrqueue.documents.arabic_letters import (
+    ARABIC_LANGUAGE,
+    ARABIC_PER_PERSIAN,
+    MIN_ARABIC_LETTERS,
+    PERSIAN_LANGUAGE,
+    language_of,
+    letters,
+    reads_as_arabic_language,
+)
 from ocrqueue.documents.engines import OcrEngine, RecognitionRequest
 
+__all__ = ["ARABIC_LANGUAGE", "PERSIAN_LANGUAGE", "language_of", "reads_as_arabic_language"]
+
 ARABIC_MODEL = "Arabic"
-ARABIC_LANGUAGE = "ara"
-PERSIAN_LANGUAGE = "fas"
-# ي (yeh), ك (kaf), ة (teh marbuta): Arabic writes them, Persian and Urdu write ی, ک and rarely ة.
-ARABIC_LETTERS = frozenset("\u064a\u0643\u0629")
-# پ چ ژ گ, Persian yeh ی and keheh ک, heh with yeh above ۀ; Urdu's tteh ٹ, ddal ڈ, rreh ڑ, noon
-# ghunna ں, heh doachashmee ھ, heh goal ہ, yeh barree ے.
-PERSIAN_LETTERS = frozenset("\u067e\u0686\u0698\u06af\u06cc\u06a9\u06c0\u0679\u0688\u0691\u06ba\u06be\u06c1\u06d2")
-# Persian's own among them (Urdu writes them too, with its own beside: ``URDU_LETTERS``).
-PERSIAN_OWN = frozenset("\u067e\u0686\u0698\u06af\u06cc\u06a9\u06c0")
-URDU_LETTERS = PERSIAN_LETTERS - PERSIAN_OWN
-MIN_ARABIC_LETTERS = 8
-MIN_PERSIAN_LETTERS = 4
-# Arabic's letters needed for each Persian or Urdu one (the Arabic model misreads a few: ڈ, ک).
-ARABIC_PER_PERSIAN = 4
 # The band read for the language: inches of text across the middle of the page's content.
 BAND_IN = 1.5
 
@@ -71,29 +68,6 @@ def persian_language_models(languages: tuple[str, ...], offered: frozenset[str])
     return tuple(dict.fromkeys((ARABIC_MODEL, PERSIAN_LANGUAGE, *languages[1:])))
 
 
-def language_of(text: str) -> str | None:
-    """The language of Arabic-script ``text`` read with the ``Arabic`` model: ``ara`` when
-    ``reads_as_arabic_language``, ``fas`` when it holds ``MIN_PERSIAN_LETTERS`` or more of
-    Persian's own letters, at least as many as Arabic's own and ``ARABIC_PER_PERSIAN`` of them
-    for each of Urdu's; None when its letters do not tell."""
-    if reads_as_arabic_language(text):
-        return ARABIC_LANGUAGE
-    arabic = sum(1 for c in text if c in ARABIC_LETTERS)
-    persian = sum(1 for c in text if c in PERSIAN_OWN)
-    urdu = sum(1 for c in text if c in URDU_LETTERS)
-    if persian >= MIN_PERSIAN_LETTERS and persian >= arabic and persian >= ARABIC_PER_PERSIAN * urdu:
-        return PERSIAN_LANGUAGE
-    return None
-
-
-def reads_as_arabic_language(text: str) -> bool:
-    """Whether Arabic-script ``text`` read with the ``Arabic`` model is Arabic, not Persian or
-    Urdu: ``MIN_ARABIC_LETTERS`` or more of Arabic's own letters and ``ARABIC_PER_PERSIAN`` of
-    them for each Persian or Urdu letter."""
-    arabic, persian = _letters(text)
-    return arabic >= MIN_ARABIC_LETTERS and arabic >= ARABIC_PER_PERSIAN * persian
-
-
 def page_language(
     engine: OcrEngine, image: Image.Image, content: tuple[int, int, int, int] | None, dpi: int
 ) -> str | None:
@@ -105,15 +79,10 @@ def page_language(
     box = content or (0, 0, image.width, image.height)
     band = _band(box, round(BAND_IN * dpi))
     text = _read(engine, image, band, dpi)
-    arabic, persian = _letters(text)
+    arabic, persian = letters(text)
     if arabic < MIN_ARABIC_LETTERS and arabic >= ARABIC_PER_PERSIAN * persian and band != box:
         text = _read(engine, image, box, dpi)
     return language_of(text)
-
-
-def _letters(text: str) -> tuple[int, int]:
-    """(Arabic's own letters, Persian and Urdu ones) in ``text``."""
-    return sum(1 for c in text if c in ARABIC_LETTERS), sum(1 for c in text if c in PERSIAN_LETTERS)
 
 
 def _band(box: tuple[int, int, int, int], height: int) -> tuple[int, int, int, int]:

@@ -19,6 +19,7 @@ _TAGS = {
     "deu": "de",
     "ell": "el",
     "eng": "en",
+    "fas": "fa",
     "fin": "fi",
     "fra": "fr",
     "heb": "he",

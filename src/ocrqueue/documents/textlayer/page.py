@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ocrqueue.documents.arabic_letters import languages_named
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.input.images import png_bytes
 from ocrqueue.documents.input.pages import PageInput, TextLayer
@@ -382,5 +383,6 @@ def read(context: PageContext) -> None:
     options = context.options
     page = context.page.turned(context.rotation) if isinstance(context.page, PdfPage) else context.page
     context.blocks, context.images = from_text_layer(page, layer, options.tables, options.dpi)
-    context.scripts = scripts_in("".join(line.text for line in layer.lines))
-    context.languages = languages_for(context.scripts)
+    text = "".join(line.text for line in layer.lines)
+    context.scripts = scripts_in(text)
+    context.languages = languages_named(languages_for(context.scripts), text)
