@@ -36,14 +36,22 @@ RUNS_ON = re.compile(r"[^\W\d_][,;]?$")  # a line ending in a word (or a comma) 
 STARTS_LOWER = re.compile(r"^[^\W\d_A-Z\u00c0-\u00de]")  # ... before a line starting in lowercase
 
 
-def aligned_tables(regions: Sequence[BBox], lines: Sequence[Sequence[Line]]) -> dict[int, tuple[Block, list[int]]]:
+def aligned_tables(
+    regions: Sequence[BBox], lines: Sequence[Sequence[Line]], boxes: Sequence[int] = ()
+) -> dict[int, tuple[Block, list[int]]]:
     """Tables made of runs of neighbouring ``regions`` (in reading order, with their ``lines``):
-    keyed by the run's first region, the table block and the regions it takes in."""
+    keyed by the run's first region, the table block and the regions it takes in. With ``boxes``
+    (a form box's number per region, -1 outside forms), a run stays in one box: a form's boxes
+    side by side are fields, each read on its own, not the columns of a table."""
     out: dict[int, tuple[Block, list[int]]] = {}
     i = 0
     while i < len(regions):
         run = [i]
-        while run[-1] + 1 < len(regions) and _beside(regions[run[-1]], regions[run[-1] + 1]):
+        while (
+            run[-1] + 1 < len(regions)
+            and _beside(regions[run[-1]], regions[run[-1] + 1])
+            and (not boxes or boxes[run[-1]] == boxes[run[-1] + 1])
+        ):
             run.append(run[-1] + 1)
         if len(run) >= 2 and all(cells_like(lines[j]) for j in run) and _rows_pair_up([lines[j] for j in run]):
             block = _table([regions[j] for j in run], [lines[j] for j in run])

@@ -17,7 +17,7 @@ from ocrqueue.documents.geometry import share_inside
 from ocrqueue.documents.layout.blocks import MARGIN_BAND
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.straighten import GRID_DPI, Straightened, coarse
-from ocrqueue.documents.layout.tables import TableGrid, find_tables, long_runs
+from ocrqueue.documents.layout.tables import TableGrid, find_tables, is_form, long_runs
 from ocrqueue.documents.layout.xycut import Mask, Region, xy_cut_page
 
 MIN_GUTTER_IN = 0.2
@@ -45,12 +45,15 @@ class Island:
 @dataclass(frozen=True)
 class RasterLayout:
     """Text regions in reading order, islands each placed before the text region of the same index
-    in ``regions`` (``island_after``; len(regions) means at the end), and the rule pixels."""
+    in ``regions`` (``island_after``; len(regions) means at the end), and the rule pixels. A
+    region inside a form's box has the box's number in ``form_boxes`` (a number per region, -1
+    outside forms; empty: no forms on the page)."""
 
     regions: list[tuple[int, int, int, int]]
     islands: list[Island]
     island_after: list[int]
     rules: Mask
+    form_boxes: tuple[int, ...] = ()
 
 
 # The layout of a straightened page: its regions and islands, and what the layout model saw on it
@@ -166,19 +169,25 @@ def analyse(
     ruled grid lying inside a detected figure is a chart, not a table."""
     islands = [Island(kind, box) for kind, box in detected or [] if kind != "table"]
     rule_mask = rules.mask if rules is not None else np.zeros_like(page.ink)
+    forms: list[TableGrid] = []
     if rules is not None:
         # A grid of one column is a box round text (a listing, an example), read as text.
         for t in (t for t in rules.grids if t.n_cols > 1):
             box = (t.x0, t.y0, t.x1, t.y1)
             if not any(i.kind == "figure" and share_inside(box, i.box) > 0.5 for i in islands):
-                islands.append(Island("table", box, t))
+                if is_form(t.n_rows, t.n_cols, len(t.cells)):
+                    forms.append(t)
+                else:
+                    islands.append(Island("table", box, t))
         # Tables the model sees without a ruled grid (whitespace or booktabs style) keep no grid:
         # their columns are found from word positions after OCR.
-        ruled = [i.box for i in islands if i.kind == "table"]
+        ruled = [i.box for i in islands if i.kind == "table"] + [_box(f) for f in forms]
         for kind, box in detected or []:
             if kind == "table" and not any(share_inside(box, r) > 0.3 or share_inside(r, box) > 0.3 for r in ruled):
                 islands.append(Island("table", box))
     islands = _apart(islands)
+    # A form owns its boxes, as a ruled table its cells: what the model saw in it is its text.
+    islands = [i for i in islands if not any(share_inside(i.box, _box(f)) > ISLAND_MAX_OVERLAP for f in forms)]
     factor = max(1, round(dpi / GRID_DPI))
     if islands or rule_mask.any():
         text_ink = page.ink & ~rule_mask
@@ -190,11 +199,37 @@ def analyse(
         text_grid = page.grid  # nothing to take out: the page's own coarse ink
     islands = [i for i in islands if i.kind != "figure" or _ink_share(page.grid, i.box, factor) >= MIN_FIGURE_INK]
     grid = text_grid.copy()
-    for island in islands:
-        x0, y0, x1, y1 = island.box
+    for x0, y0, x1, y1 in [i.box for i in islands] + [_box(f) for f in forms]:
         grid[y0 // factor : -(-y1 // factor), x0 // factor : -(-x1 // factor)] = True
     leaves = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND, GRID_DPI)
-    return _place(leaves, islands, factor, text_grid, rule_mask)
+    return _place(leaves, islands, factor, text_grid, rule_mask, forms)
+
+
+def _box(grid: TableGrid) -> tuple[int, int, int, int]:
+    return grid.x0, grid.y0, grid.x1, grid.y1
+
+
+def _form_regions(
+    regions: list[tuple[int, int, int, int]], boxed: dict[int, int], form: TableGrid, text_grid: Mask, factor: int
+) -> None:
+    """A form's text regions: box by box, row by row and left to right (the grid's cells in
+    order), each box cut by XY-cut like a page. Read as one table, a tax form's boxes that span
+    many rows of the grid held many lines each, their words sorted as blocks: "Attach Schedule D
+    if If not check here Capital gain or (loss). (Form 1040) required. required,"; read as one
+    text region, a form's boxes side by side were read across, label after label."""
+    gutter = max(2, int(MIN_GUTTER_IN * GRID_DPI))
+    for cell in form.cells:
+        # Inside the box's rules: their fringe is left in the text ink.
+        x0, y0 = cell.x0 // factor + 1, cell.y0 // factor + 1
+        x1, y1 = -(-cell.x1 // factor) - 1, -(-cell.y1 // factor) - 1
+        if x1 <= x0 or y1 <= y0 or not text_grid[y0:y1, x0:x1].any():
+            continue
+        first = len(regions)
+        for leaf in xy_cut_page(text_grid[y0:y1, x0:x1], gutter, 0.0, GRID_DPI):
+            part = Region(x0 + leaf.x0, y0 + leaf.y0, x0 + leaf.x1, y0 + leaf.y1)
+            _add_text(regions, text_grid, part, factor)
+        number = len(set(boxed.values()))
+        boxed.update((k, number) for k in range(first, len(regions)))
 
 
 ISLAND_PRIORITY = {"table": 0, "formula": 1, "figure": 2}
@@ -219,11 +254,16 @@ def _apart(islands: list[Island]) -> list[Island]:
     return kept
 
 
-def _place(leaves: list[Region], islands: list[Island], factor: int, text_grid: Mask, rules: Mask) -> RasterLayout:
-    """Cut each leaf around the islands inside it, so text above an island reads before it and
-    text below after it; a leaf without text of its own is just its islands."""
+def _place(
+    leaves: list[Region], islands: list[Island], factor: int, text_grid: Mask, rules: Mask, forms: list[TableGrid]
+) -> RasterLayout:
+    """Cut each leaf around the islands and forms inside it, so text above an island reads before
+    it and text below after it; a leaf without text of its own is just its islands. A form's
+    place is taken by its boxes' text regions (``_form_regions``)."""
     regions: list[tuple[int, int, int, int]] = []
     after: dict[int, int] = {}
+    boxed: dict[int, int] = {}  # region: its form box's number
+    forms_left = list(forms)
     for leaf in leaves:
         box = (leaf.x0 * factor, leaf.y0 * factor, leaf.x1 * factor, leaf.y1 * factor)
         inside = _side_by_side_left_first(
@@ -233,15 +273,30 @@ def _place(leaves: list[Region], islands: list[Island], factor: int, text_grid: 
             ),
             islands,
         )
+        here = [f for f in forms_left if share_inside(_box(f), box) > 0.5]
+        forms_left = [f for f in forms_left if f not in here]
+        # Islands in their order, each form before the first island below its top.
+        steps: list[tuple[int, int, int, TableGrid | None]] = [
+            (islands[i].box[1], islands[i].box[3], i, None) for i in inside
+        ]
+        for f in sorted(here, key=lambda f: f.y0):
+            at = next((n for n, step in enumerate(steps) if step[3] is None and step[0] > f.y0), len(steps))
+            steps.insert(at, (f.y0, f.y1, -1, f))
         top = leaf.y0
-        for i in inside:
-            _add_text(regions, text_grid, Region(leaf.x0, top, leaf.x1, islands[i].box[1] // factor), factor)
-            after[i] = len(regions)
-            top = max(top, -(-islands[i].box[3] // factor))
+        for y0, y1, i, form in steps:
+            _add_text(regions, text_grid, Region(leaf.x0, top, leaf.x1, y0 // factor), factor)
+            if form is None:
+                after[i] = len(regions)
+            else:
+                _form_regions(regions, boxed, form, text_grid, factor)
+            top = max(top, -(-y1 // factor))
         _add_text(regions, text_grid, Region(leaf.x0, top, leaf.x1, leaf.y1), factor)
     placed = {i: n for n, i in enumerate(after)}  # the order islands were met in, leaf by leaf
     order = sorted(range(len(islands)), key=lambda i: (after.get(i, len(regions)), placed.get(i, 0), islands[i].box[1]))
-    return RasterLayout(regions, [islands[i] for i in order], [after.get(i, len(regions)) for i in order], rules)
+    form_boxes = tuple(boxed.get(k, -1) for k in range(len(regions))) if boxed else ()
+    return RasterLayout(
+        regions, [islands[i] for i in order], [after.get(i, len(regions)) for i in order], rules, form_boxes
+    )
 
 
 def _side_by_side_left_first(order: list[int], islands: list[Island]) -> list[int]:

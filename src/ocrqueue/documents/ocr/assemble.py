@@ -109,6 +109,13 @@ def _relabel(block: Block, captions: list[Box], scale: float) -> Block:
     return block
 
 
+def _not_title(block: Block) -> Block:
+    """A block in a form's box is a field's label or its instructions, never a title: a label of
+    a word or two in capitals ("LAST", "AIR FORCE:") read on its own is as tall as a title against
+    the page's body (DD Form 293's first page: 21 such titles, where its tags have no heading)."""
+    return replace(block, type="text", level=None) if block.type == "title" else block
+
+
 def _text_share(lines: list[Line], box: BBox) -> float:
     """Share of the region covered by confidently recognised lines."""
     return sum(ln.bbox.area for ln in lines if (ln.confidence or 0) >= 0.5) / max(1.0, box.area)
@@ -136,7 +143,7 @@ def region_blocks(
     ]
     texts, notes = split_margin([[] if figure else lines for figure, lines in zip(drawn, region_lines, strict=True)])
     # Regions side by side whose lines pair up row by row: a table without rules, read as one.
-    unruled = aligned_tables(boxes, texts) if page.rules is not None else {}
+    unruled = aligned_tables(boxes, texts, layout.form_boxes) if page.rules is not None else {}
     in_tables = {k for _, run in unruled.values() for k in run}
     out: list[list[Block]] = []
     for k, (box, figure, lines, text) in enumerate(zip(layout.regions, drawn, region_lines, texts, strict=True)):
@@ -147,6 +154,8 @@ def region_blocks(
         else:
             chunks = at_notes(mark_monospace(text), notes)
             blocks = [b for chunk in chunks for b in build_blocks(chunk, page.height, body)]
+            if layout.form_boxes and layout.form_boxes[k] >= 0:
+                blocks = [_not_title(b) for b in blocks]
             out.append([_relabel(b, captions, page.scale) for b in blocks])
     return out, build_blocks(mark_monospace(reading_sort(notes)), page.height, body)
 

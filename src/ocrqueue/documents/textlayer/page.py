@@ -36,7 +36,7 @@ from ocrqueue.documents.layout.row_grid import row_grid_tables
 from ocrqueue.documents.layout.rows import across_gutters, split_line
 from ocrqueue.documents.layout.stacked_rows import split_stacked_rows
 from ocrqueue.documents.layout.straighten import GRID_DPI
-from ocrqueue.documents.layout.tables import find_tables
+from ocrqueue.documents.layout.tables import find_tables, is_form
 from ocrqueue.documents.layout.vertical import is_vertical, stacked_into_columns, vertical_blocks
 from ocrqueue.documents.layout.watermarks import split_watermarks, watermark_blocks
 from ocrqueue.documents.layout.word_spaces import justified_spaces
@@ -311,18 +311,11 @@ def from_text_layer(
     return (*watermark_blocks(watermarks), *blocks), images
 
 
-FORM_MAX_FILL = 0.5  # share of a grid's places its cells stand in, at most, for a form's boxes
-
-
 def _is_form(table: VectorTable) -> bool:
-    """A ruled grid whose cells stand in fewer than ``FORM_MAX_FILL`` of its rows x columns
-    places: most of them span several, because each row is cut into boxes its own way (a form:
-    a field's label and box, then a row of checkboxes, then a box across the page). A table's
-    rows share their columns (dev split: every tagged table fills 0.73 or more of its grid; the
-    forms of Acrobat and of a Quartz slide 0.08-0.43). Read as one table, an application form's
-    page was one block of 153 cells."""
+    """A ruled grid that is a form's boxes, not a table (layout/tables.is_form). Read as one
+    table, an application form's page was one block of 153 cells."""
     _, n_rows, n_cols, cells = table
-    return len(cells) < FORM_MAX_FILL * n_rows * n_cols
+    return is_form(n_rows, n_cols, len(cells))
 
 
 LISTING_MIN_LINES = 3
