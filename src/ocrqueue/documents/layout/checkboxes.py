@@ -6,15 +6,16 @@ user never wrote; the word it made of one becomes "☐" (empty) or "☒" (marked
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.layout.rows import with_words
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Line, Word
-from ocrqueue.documents.text import join_words, mostly_wide
+from ocrqueue.documents.text import mostly_wide
 
 # A box's side, in inches: from a small check box (6.5 pt) to a large one. Smaller, a serif "o" or
 # "a" of body text is as square at 300 dpi (0.07 in on a paper's and a statute's pages).
@@ -79,7 +80,7 @@ def mark_checkboxes(lines: Sequence[Line], boxes: Sequence[Checkbox]) -> tuple[L
             continue
         at = next((i for i, line in enumerate(out) if _stands_on(checkbox.box, line)), None)
         if at is not None:
-            out[at] = _with_words(out[at], sorted([*out[at].words, _sign(checkbox, None)], key=lambda w: w.bbox.x0))
+            out[at] = with_words(out[at], sorted([*out[at].words, _sign(checkbox, None)], key=lambda w: w.bbox.x0))
     return tuple(out)
 
 
@@ -103,12 +104,6 @@ def _sign(checkbox: Checkbox, confidence: float | None) -> Word:
     return Word(MARKED if checkbox.marked else EMPTY, checkbox.box, confidence, role="checkbox")
 
 
-def _with_words(line: Line, words: Sequence[Word]) -> Line:
-    return replace(
-        line, text=join_words([w.text for w in words]), bbox=union(w.bbox for w in words), words=tuple(words)
-    )
-
-
 def _marked_line(line: Line, boxes: Sequence[Checkbox]) -> Line:
     """The words read from each frame near ``line`` (one word round it, or several inside it:
     "[" and "]") made one checkbox word."""
@@ -126,7 +121,7 @@ def _marked_line(line: Line, boxes: Sequence[Checkbox]) -> Line:
         taken = checkbox
     if len(words) == len(line.words) and all(w is old for w, old in zip(words, line.words, strict=True)):
         return line
-    return _with_words(line, words)
+    return with_words(line, words)
 
 
 def _read_from(word: Word, checkbox: Checkbox) -> bool:

@@ -15,9 +15,9 @@ import cv2
 import numpy as np
 
 from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.layout.rows import with_words
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Line, Word
-from ocrqueue.documents.text import join_words
 
 DOT_SIDE_IN = (0.004, 0.03)  # a dot's side, in inches: 0.3 to 2.2 pt
 MAX_DOT_ASPECT = 2.0  # of a dot's longer side to its shorter
@@ -141,13 +141,8 @@ def _with_leader(line: Line, words: Sequence[Word], leader: Leader) -> Line:
             kept.append(replace(word, text=text))
     ordered = sorted([*kept, Word(leader.text, box, 1.0, role="leader")], key=lambda w: w.bbox.x0)
     confidences = [w.confidence for w in kept if w.confidence is not None]
-    return replace(
-        line,
-        text=join_words([w.text for w in ordered]),
-        bbox=union(w.bbox for w in ordered),
-        words=tuple(ordered),
-        confidence=sum(confidences) / len(confidences) if confidences else line.confidence,
-    )
+    confidence = sum(confidences) / len(confidences) if confidences else line.confidence
+    return replace(with_words(line, ordered), confidence=confidence)
 
 
 def holds_leader(line: Line) -> bool:
@@ -176,11 +171,3 @@ def unread_after_leaders(lines: Sequence[Line], ink: Mask, dpi: int) -> list[lis
         else:
             groups.append([item])
     return groups
-
-
-def with_words_after(line: Line, words: Sequence[Word]) -> Line:
-    """``line`` with ``words`` read after its end."""
-    ordered = [*line.words, *words]
-    return replace(
-        line, text=join_words([w.text for w in ordered]), bbox=union(w.bbox for w in ordered), words=tuple(ordered)
-    )

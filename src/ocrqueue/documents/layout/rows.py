@@ -8,7 +8,8 @@ row by row before paragraphs are built.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
 from ocrqueue.documents.geometry import union
 from ocrqueue.documents.layout.vertical import is_column
@@ -56,6 +57,13 @@ def _line(row: list[Line]) -> Line:
         conf,
         tuple(words),
         max(sizes) if sizes else None,
+    )
+
+
+def with_words(line: Line, words: Sequence[Word]) -> Line:
+    """``line`` made of ``words`` (in order): its text, box and words from them, the rest kept."""
+    return replace(
+        line, text=join_words([w.text for w in words]), bbox=union(w.bbox for w in words), words=tuple(words)
     )
 
 

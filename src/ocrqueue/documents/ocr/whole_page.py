@@ -34,11 +34,10 @@ from ocrqueue.documents.layout.leaders import (
     holds_leader,
     mark_leaders,
     unread_after_leaders,
-    with_words_after,
 )
 from ocrqueue.documents.layout.raster import Island, PageLayout, RasterLayout, analyse
 from ocrqueue.documents.layout.row_grid import row_grid_tables
-from ocrqueue.documents.layout.rows import merge_rows, split_line
+from ocrqueue.documents.layout.rows import merge_rows, split_line, with_words
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
 from ocrqueue.documents.model import Block, Line, Word
@@ -213,7 +212,7 @@ def _numbers_after_leaders(page: OcrPage, lines: tuple[Line, ...]) -> tuple[Line
         for i, after in column:
             words = [w for ln in read if after.y0 <= ln.bbox.cy <= after.y1 for w in ln.words]
             if words:
-                out[i] = with_words_after(out[i], words)
+                out[i] = with_words(out[i], [*out[i].words, *words])
     return tuple(out)
 
 
