@@ -80,3 +80,18 @@ def test_a_footer_close_under_a_grid_does_not_join_its_columns() -> None:
     rows.append([(50, "ANEXO I-A-1", "l"), (180, "Page 12", "l")])
     (grid,) = _grids(rows)
     assert len(grid) == 8 and grid[0] == ["Name 0", "09/10/2013", "CASH", "$ 10.00"]
+
+
+def test_a_speck_of_grain_between_two_columns_does_not_join_them() -> None:
+    """A scanned sheet's header: Tesseract read grain between "Revenue" and "Share" as "-=_" with
+    no confidence, which joined the two columns (the whole grid's last two came back as one)."""
+    rows = [[(50, "Item", "l"), (120, name, "l"), (230, f"{i}4.50", "r"), (300, f"1{i}.5", "r")]
+            for i, name in enumerate(["North", "South", "East", "West", "North", "East"])]  # fmt: skip
+    heads = [(50, "Item", "l"), (120, "Region", "l"), (230, "Revenue", "r"), (300, "Share", "r")]
+    header = _line(100.0 - ROW_PT, heads)
+    speck = Word("-=_", BBox(238.0, header.bbox.y0 - 1, 250.0, header.bbox.y1 + 1), 0.0)
+    words = tuple(sorted((*header.words, speck), key=lambda w: w.bbox.x0))
+    header = Line(" ".join(w.text for w in words), header.bbox, 0.95, words)
+    lines = [header, *(_line(100.0 + i * ROW_PT, row) for i, row in enumerate(rows))]
+    (table,) = [b.table for b in row_grid_tables(lines, []) if b.table is not None]
+    assert table.grid()[0] == ["Item", "Region", "Revenue", "Share"]

@@ -35,6 +35,10 @@ ALIGNED_SHARE = 0.8  # rows of a column with a word starting at one x, to cut it
 ALIGNED_TOLERANCE_PT = 2.0
 NUMBERS_SHARE = 0.9  # rows of a column of figures that hold the same number of them
 NUMBER = re.compile(r"^[-+(]?[$€£¥]?\d[\d.,'\u00a0]*%?\)?$")
+# An engine's word it has no confidence in and that holds no letter or digit is a speck of a scan's
+# grain ("-=_" between two header cells of a scanned sheet), never a cell: in the gap between two
+# columns it joined them.
+SPECK_CONFIDENCE = 0.1
 
 
 def row_grid_tables(lines: Sequence[Line], taken: Sequence[BBox]) -> list[Block]:
@@ -42,7 +46,9 @@ def row_grid_tables(lines: Sequence[Line], taken: Sequence[BBox]) -> list[Block]
     free = [ln for ln in lines if ln.words and not any(t.contains_center_of(ln.bbox) for t in taken)]
     # Rows from words, not lines: a producer's line may hold words of several rows (the left
     # half of a grid written down its rows as one run of text).
-    rows = merge_rows(Line(w.text, w.bbox, w.confidence, (w,), ln.font_size) for ln in free for w in ln.words)
+    rows = merge_rows(
+        Line(w.text, w.bbox, w.confidence, (w,), ln.font_size) for ln in free for w in ln.words if not _speck(w)
+    )
     blocks: list[Block] = []
     i = 0
     while i < len(rows):
@@ -54,6 +60,11 @@ def row_grid_tables(lines: Sequence[Line], taken: Sequence[BBox]) -> list[Block]
         else:
             i += 1
     return blocks
+
+
+def _speck(word: Word) -> bool:
+    unsure = word.confidence is not None and word.confidence < SPECK_CONFIDENCE
+    return unsure and not any(c.isalnum() for c in word.text)
 
 
 def _without_spanning_tail(run: Sequence[Line]) -> Sequence[Line]:
