@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
 
 from ocrqueue.documents.layout.line_slope import line_slope
 from ocrqueue.documents.layout.straighten import _ink_cells, _ink_threshold, deskew, estimate_skew
@@ -79,3 +79,68 @@ def test_hairline_steps_do_not_count_as_flat_lines() -> None:
             y = row + int((x - 200) * np.tan(np.radians(0.5)))
             gray[y : y + 2, x] = 0
     assert line_slope(gray, 128, DPI, 3.5) is None
+
+
+MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+ITEMS = [
+    ("Strawberries", "3.20"),
+    ("Wholegrain", "2.85"),
+    ("Mozzarella", "6.40"),
+    ("Tomatoes", "4.10"),
+    ("Detergent", "9.95"),
+    ("Chocolate", "12.50"),
+    ("Sparkling", "3.75"),
+    ("Dishwasher", "2.60"),
+    ("Blueberries", "1.95"),
+    ("Peppermint", "4.30"),
+]
+
+
+def _receipt() -> Image.Image:
+    """A till receipt: 9 pt monospace in a column 7 cm wide, one capitalised word an item and its
+    price at the right edge."""
+    image = Image.new("L", (int(8.27 * DPI), int(11.69 * DPI)), 255)
+    draw = ImageDraw.Draw(image)
+    font, title = ImageFont.truetype(MONO, 38), ImageFont.truetype(MONO, 70)
+    left, right = 240, 240 + int(7 / 2.54 * DPI)
+    draw.text((left, 240), "Harbour Market", font=title, fill=0)
+    draw.text((left, 380), "2026-11-21 14:07 Till 3", font=font, fill=0)
+    y = 480
+    for item, price in ITEMS:
+        draw.text((left, y), item, font=font, fill=0)
+        draw.text((right - draw.textlength(price, font=font), y), price, font=font, fill=0)
+        y += 56
+    for line in ("Total 51.60", "Card payment", "Thank you for shopping with us"):
+        y += 56
+        draw.text((left, y), line, font=font, fill=0)
+    return image
+
+
+def test_a_receipt_of_short_capitalised_lines_is_left_straight() -> None:
+    """Each line piece's slope is its baseline's: measured by its second moments, a piece of one
+    capitalised word leans with its capital by up to a degree, and a receipt of such words was
+    turned 0.5 degrees (LibreOffice receipts 0.29-0.44)."""
+    gray = np.asarray(_receipt())
+    slope = line_slope(gray, _ink_threshold(gray), DPI, 3.0)
+    assert slope is not None and abs(slope) < 0.1
+    assert deskew(_receipt(), DPI).angle == 0.0
+
+
+def test_a_slide_of_japanese_lines_is_left_straight() -> None:
+    """Japanese characters end at no common line: their pieces are measured by their moments."""
+    image = Image.new("L", (3334, 2500), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(CJK, 110)
+    lines = [
+        "単語の固有表現らしさの測定",
+        "ある単語の時系列的な分布の類似度",
+        "２社の新聞記事を日付ごとに揃え",
+        "各日付における単語のドキュメント頻度",
+        "ベクトルを作成する。類似度の計算",
+    ]
+    for k, text in enumerate(lines):
+        draw.text((260, 300 + 330 * k), text, font=font, fill=0)
+    assert deskew(image, DPI).angle == 0.0
+    tilted = image.rotate(0.8, resample=Image.Resampling.BILINEAR, fillcolor=255)
+    assert abs(deskew(tilted, DPI).angle + 0.8) < 0.15
