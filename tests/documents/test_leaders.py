@@ -11,7 +11,9 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 from realpages import scan_jpeg
 
+from ocrqueue.documents.layout.checkboxes import find_checkboxes
 from ocrqueue.documents.layout.leaders import find_leaders
+from ocrqueue.documents.layout.straighten import deskew, ink_pieces
 from ocrqueue.documents.model import Line
 
 from .helpers import run
@@ -98,3 +100,13 @@ def test_leaders_are_found_with_their_dots_and_nothing_else_is() -> None:
         fill=0,
     )
     assert find_leaders(np.asarray(prose) < 128, 300) == []
+
+
+def test_leaders_and_check_boxes_are_looked_for_in_one_labelling_of_the_straightened_pages_ink() -> None:
+    """The ink's connected pieces are labelled once for both; the leaders and check boxes found
+    among them are those found from the ink alone."""
+    straight = deskew(_contents_page(), 300)
+    pieces = ink_pieces(straight.ink)
+    leaders = find_leaders(straight.ink, 300, pieces)
+    assert leaders == find_leaders(straight.ink, 300) and len(leaders) == len(ENTRIES)
+    assert find_checkboxes(straight.ink, 300, pieces) == find_checkboxes(straight.ink, 300)

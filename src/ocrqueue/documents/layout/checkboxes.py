@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.rows import with_words
+from ocrqueue.documents.layout.straighten import Pieces, ink_pieces
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.text import mostly_wide
@@ -41,10 +41,11 @@ class Checkbox:
     marked: bool
 
 
-def find_checkboxes(ink: Mask, dpi: int) -> list[Checkbox]:
-    """Square frames of ink standing alone (connected only to themselves)."""
+def find_checkboxes(ink: Mask, dpi: int, pieces: Pieces | None = None) -> list[Checkbox]:
+    """Square frames of ink standing alone (connected only to themselves); ``pieces``: the ink's
+    connected pieces when they were found already."""
     lo, hi = (int(side * dpi) for side in SIDE_IN)
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink.view(np.uint8), connectivity=8)
+    labels, stats = pieces if pieces is not None else ink_pieces(ink)
     x, y, w, h, area = (stats[:, i] for i in range(5))
     short, long = np.minimum(w, h), np.maximum(w, h)
     candidates = np.flatnonzero(

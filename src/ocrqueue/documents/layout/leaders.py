@@ -11,11 +11,11 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import cv2
 import numpy as np
 
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.rows import with_words
+from ocrqueue.documents.layout.straighten import Pieces, ink_pieces
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Line, Word
 
@@ -46,10 +46,11 @@ class Leader:
         return (" " if self.spaced else "").join("." * self.dots)
 
 
-def find_leaders(ink: Mask, dpi: int) -> list[Leader]:
-    """Rows of at least MIN_DOTS small solid dots on one baseline at an even pitch."""
+def find_leaders(ink: Mask, dpi: int, pieces: Pieces | None = None) -> list[Leader]:
+    """Rows of at least MIN_DOTS small solid dots on one baseline at an even pitch; ``pieces``:
+    the ink's connected pieces when they were found already."""
     lo, hi = (max(1, round(side * dpi)) for side in DOT_SIDE_IN)
-    _, _, stats, _ = cv2.connectedComponentsWithStats(ink.view(np.uint8), connectivity=8)
+    _, stats = pieces if pieces is not None else ink_pieces(ink)
     x, y, w, h, area = (stats[1:, i] for i in range(5))
     short, long = np.minimum(w, h), np.maximum(w, h)
     dot = (short >= lo) & (long <= hi) & (long <= MAX_DOT_ASPECT * short) & (area >= MIN_DOT_FILL * w * h)

@@ -108,6 +108,17 @@ def estimate_skew(mask: Mask, near: float | None = None) -> float:
     return round(float(max(fine, key=lambda a: score(float(a)))), 2)
 
 
+# The ink's connected pieces (8-connected), as OpenCV gives them: each pixel's label, and each
+# label's left, top, width, height and area (label 0 is the paper).
+Pieces = tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]
+
+
+def ink_pieces(ink: Mask) -> Pieces:
+    """The connected pieces of ``ink`` (``Pieces``)."""
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink.view(np.uint8), connectivity=8)
+    return np.asarray(labels, dtype=np.int32), np.asarray(stats, dtype=np.int32)
+
+
 class Straightened:
     """A page straightened: grey pixels for recognition and analysis, the ink mask, its coarse
     grid and the grid's cells that hold any ink at all (``touched``: a rule a pixel or two thick

@@ -38,6 +38,7 @@ from ocrqueue.documents.layout.leaders import (
 from ocrqueue.documents.layout.raster import Island, PageLayout, RasterLayout, analyse
 from ocrqueue.documents.layout.row_grid import row_grid_tables
 from ocrqueue.documents.layout.rows import merge_rows, split_line, with_words
+from ocrqueue.documents.layout.straighten import ink_pieces
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
 from ocrqueue.documents.model import Block, Line, Word
@@ -68,12 +69,18 @@ def start_layout(page: OcrPage, use_model: bool, resources: PipelineResources) -
 
 def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Block], Figures]:
     """The page read whole by its engine and split by its layout (``start_layout``)."""
-    leaders = find_leaders(page.ink, page.dpi)
+    # The ink's connected pieces, labelled once for the leaders and the check boxes (each labelled
+    # the page's ink itself, about 0.02 s of one core on a 200-dpi scan), and let go before the
+    # engine reads: the labels take four bytes a pixel.
+    pieces = ink_pieces(page.ink)
+    leaders = find_leaders(page.ink, page.dpi, pieces)
+    checkboxes = find_checkboxes(page.ink, page.dpi, pieces)
+    del pieces
     image, dx, dy = _engine_view(page, leaders)
     lines = page.engine.recognize(image, RecognitionRequest(page.languages, "page", page.dpi)).lines
     if dx or dy:
         lines = tuple(moved(ln, dx, dy) for ln in lines)
-    lines = mark_checkboxes(lines, find_checkboxes(page.ink, page.dpi))
+    lines = mark_checkboxes(lines, checkboxes)
     lines = _numbers_after_leaders(page, mark_leaders(lines, leaders, page.dpi))
     layout, detected = pending.result()
     if not is_vertical(lines):
