@@ -75,3 +75,9 @@ def test_clean_text_keeps_visible_text(text: str) -> None:
 def test_joined_lines_hold_no_marks(lines: list[str]) -> None:
     joined = join_lines([clean_text(line) for line in lines])
     assert "\x02" not in joined and "\ufffe" not in joined
+
+
+def test_printable_ascii_comes_back_as_it_is_and_other_ascii_is_cleaned() -> None:
+    assert clean_text("Reading cost: 1.0x (eng), 200 dpi!") == "Reading cost: 1.0x (eng), 200 dpi!"
+    assert clean_text("hyphen\x02") == "hyphen-"
+    assert clean_text("a\tb\x07c") == "a bc"

@@ -158,6 +158,12 @@ _VIETNAMESE = frozenset(map(chr, range(0x1EA0, 0x1EFA))) | frozenset("ơƠưƯ")
 
 def script_of(char: str) -> str | None:
     code = ord(char)
+    if code < len(_SCRIPT_OF_LOW):
+        return _SCRIPT_OF_LOW[code]
+    return _script_of(code)
+
+
+def _script_of(code: int) -> str | None:
     if code < 0x41:
         return None
     low, high = 0, len(_RANGES)
@@ -170,6 +176,11 @@ def script_of(char: str) -> str | None:
     if low < len(_RANGES) and _RANGES[low][0] <= code:
         return _RANGES[low][2]
     return None
+
+
+# script_of for the first code points (Basic Latin to Latin Extended-B, most of a Latin page's
+# letters), looked up instead of searched: a page's text is counted by script a few times.
+_SCRIPT_OF_LOW = tuple(_script_of(code) for code in range(0x250))
 
 
 def script_counts(text: str) -> Counter[str]:
