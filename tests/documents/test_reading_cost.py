@@ -27,6 +27,7 @@ from ocrqueue.documents import (
 from ocrqueue.documents.engines import Orientation
 from ocrqueue.documents.engines.tesseract import TesseractEngine
 from ocrqueue.documents.ocr import whole_page
+from ocrqueue.documents.ocr.detect import PROBE_HEIGHT_IN
 from ocrqueue.documents.pipeline import OCR_PATH
 from ocrqueue.documents.resources import default_resources
 from ocrqueue.documents.stages import PageContext, run_stages
@@ -58,6 +59,53 @@ class NotingTesseract:
     def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
         self.calls.append(("recognize", *request.languages))
         return self.real.recognize(image, request)
+
+
+# Lines of English prose, each with six or more of English's commonest words (detect.plainly_english).
+ENGLISH_PROSE = (
+    "The page is read with the model of the language that it is in, and not with",
+    "the model of the whole script: this is what it costs, and it is the same for",
+    "each page of a book that is set in English, as it was before the change was made",
+    "to the way it is looked at first. It is the band of a few lines that tells it, and",
+    "the band is read in two parts, of which the first is enough for a page of prose.",
+) * 2
+
+
+class SizedTesseract(NotingTesseract):
+    """NotingTesseract that also notes the size of each image it is given to read."""
+
+    def __init__(self, real: TesseractEngine) -> None:
+        super().__init__(real)
+        self.sizes: list[tuple[tuple[str, ...], tuple[int, int]]] = []
+
+    def recognize(self, image: Image.Image, request: RecognitionRequest) -> EngineOutput:
+        self.sizes.append((request.languages, image.size))
+        return super().recognize(image, request)
+
+
+def test_the_first_looks_band_of_an_english_page_is_read_in_its_upper_part_only() -> None:
+    """The band's upper part, cut between two lines about its middle, is plainly English already:
+    its lower part is not read, and the next reading is the page's."""
+    tesseract = SizedTesseract(TesseractEngine())
+    with registered_engine("tesseract", lambda: tesseract):
+        page = run(_png(script_page(ENGLISH_PROSE, "Latin", size=22)), layout_model=False).pages[0]
+    assert page.scripts == ("Latin",) and page.languages == ("eng",)
+    assert ("orientation",) not in tesseract.calls
+    (band, (_, band_height)), (read, (_, page_height)) = tesseract.sizes[:2]
+    assert band == read == ("eng",)
+    assert band_height <= 0.75 * PROBE_HEIGHT_IN * (page.dpi or 0) < page_height
+
+
+def test_the_first_looks_band_of_a_page_in_another_language_is_read_whole_in_two_parts() -> None:
+    """A band whose upper part is not plainly English is read on below its cut: both parts
+    together are the band, and the page is told by all of its words (here, Vietnamese)."""
+    tesseract = SizedTesseract(TesseractEngine())
+    with registered_engine("tesseract", lambda: tesseract):
+        page = run(_png(script_page(VIETNAMESE_LINES, "Vietnamese")), layout_model=False).pages[0]
+    assert page.scripts[0] == "Vietnamese"
+    (upper, (_, upper_height)), (lower, (_, lower_height)) = tesseract.sizes[:2]
+    assert upper == lower == ("eng",)
+    assert upper_height + lower_height == round(PROBE_HEIGHT_IN * (page.dpi or 0)) // 2 * 2
 
 
 def test_a_page_of_english_prose_is_not_sent_to_osd(samples: Samples) -> None:
@@ -158,7 +206,7 @@ def test_a_vietnamese_page_is_told_by_the_first_looks_band_and_read_once() -> No
         page = run(_png(script_page(VIETNAMESE_LINES, "Vietnamese")), layout_model=False).pages[0]
     assert page.scripts[0] == "Vietnamese" and page.languages == ("Vietnamese", "Latin")
     assert ("orientation",) not in tesseract.calls
-    assert tesseract.calls.count(("recognize", "eng")) == 1  # the band
+    assert tesseract.calls.count(("recognize", "eng")) == 2  # the band, in its two parts
     assert tesseract.calls.count(("recognize", "Vietnamese", "Latin")) == 1
 
 
@@ -300,5 +348,7 @@ def test_an_unsure_upright_answer_naming_latin_still_asks_the_densest_square() -
     with registered_engine("tesseract", lambda: tesseract):
         page = run(_png(script_page(COMMAND_LINES, "Latin")), layout_model=False).pages[0]
     assert page.rotation == 0 and page.scripts[0] == "Latin"
-    band, read = [i for i, call in enumerate(tesseract.calls) if call[0] == "recognize"][:2]
-    assert tesseract.calls[band + 1 : read] == [("orientation",), ("orientation",)]
+    # The band (read in its two parts: not plainly English), then OSD twice, then the page.
+    first = tesseract.calls.index(("orientation",))
+    assert tesseract.calls[:first] == [("recognize", "eng")] * 2
+    assert tesseract.calls[first : first + 3] == [("orientation",), ("orientation",), ("recognize", "eng")]
