@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.geometry import BBox, PixelBox, union
 from ocrqueue.documents.layout.rows import with_words
 from ocrqueue.documents.layout.straighten import Pieces, ink_pieces
 from ocrqueue.documents.layout.xycut import Mask
@@ -96,29 +96,69 @@ def mark_leaders(lines: Sequence[Line], leaders: Sequence[Leader], dpi: int) -> 
     one (the engine reads the entry and its page number apart once the dots are painted out), or
     in place of the words an engine read from its dots. The dots at the end of a word within a
     pitch of it are cut off the word (an engine reads "perp()." and "norm..." before a leader)."""
-    out = list(lines)
+    return tuple(line for line, _ in _joined(lines, leaders, dpi))
+
+
+def mark_leaders_in_groups(groups: Sequence[Sequence[Line]], leaders: Sequence[Leader], dpi: int) -> list[list[Line]]:
+    """``mark_leaders`` over lines read in groups (pixels; a page's regions, each read on its own),
+    each joined line in the group of the line it starts with (its entry), where it stood: the
+    layout sees too little ink in a leader's dots to keep an entry and its page number in one
+    region, and a column of page numbers, read as a region of its own, comes back after the
+    entries. A group whose lines all went into other groups' lines is left empty."""
+    flat = [line for group in groups for line in group]
+    owner = [k for k, group in enumerate(groups) for _ in group]
+    out: list[list[Line]] = [[] for _ in groups]
+    for line, source in _joined(flat, leaders, dpi):
+        out[owner[source]].append(line)
+    return out
+
+
+def painted_out(leaders: Sequence[Leader], dpi: int) -> list[PixelBox]:
+    """The boxes (pixels) to paint white so that an engine does not see the leaders: their dots
+    and a margin around them (a scan's grey fringe)."""
+    margin = max(1, dpi // 100)
+    return [
+        (
+            max(0, int(b.x0) - margin),
+            max(0, int(b.y0) - margin),
+            int(b.x1) + margin,
+            int(b.y1) + margin,
+        )
+        for b in (leader.box for leader in leaders)
+    ]
+
+
+def _joined(lines: Sequence[Line], leaders: Sequence[Leader], dpi: int) -> list[tuple[Line, int]]:
+    """The lines of ``mark_leaders``, each with the index in ``lines`` of its first part."""
+    out = [(line, i) for i, line in enumerate(lines)]
     reach = JOIN_IN * dpi
     for leader in leaders:
         box = leader.box
-        level = [i for i, line in enumerate(out) if line.words and _level(box, line)]
-        over = [i for i in level if out[i].bbox.x0 < box.x1 and box.x0 < out[i].bbox.x1]
-        left = [i for i in level if i not in over and box.x0 - reach <= out[i].bbox.x1 <= box.x0 + leader.pitch]
-        right = [i for i in level if i not in over and box.x1 - leader.pitch <= out[i].bbox.x0 <= box.x1 + reach]
+        level = [i for i, (line, _) in enumerate(out) if line.text.strip() and _level(box, line)]
+        over = [i for i in level if _overlap(out[i][0].bbox, box) > leader.pitch]
+        left = [i for i in level if i not in over and box.x0 - reach <= out[i][0].bbox.x1 <= box.x0 + leader.pitch]
+        right = [i for i in level if i not in over and box.x1 - leader.pitch <= out[i][0].bbox.x0 <= box.x1 + reach]
         near = over[:1]
         if not near:
-            near = [max(left, key=lambda i: out[i].bbox.x1)] if left else []
-            near += [min(right, key=lambda i: out[i].bbox.x0)] if right else []
+            near = [max(left, key=lambda i: out[i][0].bbox.x1)] if left else []
+            near += [min(right, key=lambda i: out[i][0].bbox.x0)] if right else []
         if not near:
             continue
-        words = [w for i in near for w in out[i].words]
-        joined = _with_leader(out[near[0]], words, leader)
-        out[near[0]] = joined
+        words = [w for i in near for w in words_of(out[i][0])]
+        out[near[0]] = (_with_leader(out[near[0]][0], words, leader), out[near[0]][1])
         for i in sorted(near[1:], reverse=True):
             del out[i]
-    return tuple(out)
+    return out
 
 
 JOIN_IN = 0.6  # inches between a leader and the line it leads from or to, at most
+
+
+def _overlap(line: BBox, leader: BBox) -> float:
+    """How far (pixels) a line runs over a leader: a line box reaching a few pixels into the
+    painted-out dots (RapidOCR's boxes of a scanned entry do) ends at the leader, it does not
+    hold a reading of its dots."""
+    return min(line.x1, leader.x1) - max(line.x0, leader.x0)
 
 
 def _level(box: BBox, line: Line) -> bool:
@@ -144,6 +184,12 @@ def _with_leader(line: Line, words: Sequence[Word], leader: Leader) -> Line:
     confidences = [w.confidence for w in kept if w.confidence is not None]
     confidence = sum(confidences) / len(confidences) if confidences else line.confidence
     return replace(with_words(line, ordered), confidence=confidence)
+
+
+def words_of(line: Line) -> tuple[Word, ...]:
+    """A line's words; a line an engine gave without word boxes as one word (RapidOCR does when
+    its characters' positions do not match its text)."""
+    return line.words or (Word(line.text, line.bbox, line.confidence),)
 
 
 def holds_leader(line: Line) -> bool:

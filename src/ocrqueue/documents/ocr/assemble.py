@@ -10,7 +10,7 @@ from typing import Literal, Protocol
 
 from PIL import Image
 
-from ocrqueue.documents.engines import OcrEngine
+from ocrqueue.documents.engines import OcrEngine, RecognitionRequest
 from ocrqueue.documents.geometry import BBox, PixelBox, union
 from ocrqueue.documents.input.images import png_bytes
 from ocrqueue.documents.layout.aligned_columns import aligned_tables
@@ -18,9 +18,10 @@ from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_blo
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
 from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
 from ocrqueue.documents.layout.detector import LayoutBox
+from ocrqueue.documents.layout.leaders import unread_after_leaders, words_of
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.raster import Island, IslandKind, RasterLayout, Rules
-from ocrqueue.documents.layout.rows import split_line
+from ocrqueue.documents.layout.rows import split_line, with_words
 from ocrqueue.documents.layout.straighten import Straightened
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.xycut import Mask
@@ -253,3 +254,28 @@ def _words_in(line: Line, columns: Sequence[tuple[float, float]]) -> list[Word]:
 
 def _joined(words: Sequence[Word]) -> str:
     return join_words([w.text for w in words])
+
+
+def numbers_after_leaders(page: OcrPage, lines: tuple[Line, ...]) -> tuple[Line, ...]:
+    """``lines`` (page pixels) where a line ends at its leader with ink right of it (layout/leaders.py),
+    with the words read there: with the dots painted out, Tesseract leaves a lone page number out
+    of its page reading, and RapidOCR out of a region's (a scanned Japanese contents page, its
+    "10"). The ink of a column of such lines is read as one block, where a lone digit has its
+    neighbours (read alone, "4" came back as "A" or "a" as the crop's margin changed)."""
+    out = list(lines)
+    height, width = page.straight.gray.shape
+    for column in unread_after_leaders(lines, page.ink, page.dpi):
+        box = union(b for _, b in column)
+        pad = max(2, round(max(b.height for _, b in column)))
+        x0, y0 = max(0, int(box.x0) - pad), max(0, int(box.y0) - pad)
+        x1, y1 = min(width, int(box.x1) + pad), min(height, int(box.y1) + pad)
+        crop = Image.fromarray(page.straight.gray[y0:y1, x0:x1])
+        read = [
+            moved(ln, x0, y0)
+            for ln in page.engine.recognize(crop, RecognitionRequest(page.languages, "cell", page.dpi)).lines
+        ]
+        for i, after in column:
+            words = [w for ln in read if after.y0 <= ln.bbox.cy <= after.y1 for w in words_of(ln)]
+            if words:
+                out[i] = with_words(out[i], [*out[i].words, *words])
+    return tuple(out)

@@ -12,6 +12,7 @@ from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.blocks import body_size
 from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
+from ocrqueue.documents.layout.leaders import Leader, find_leaders, mark_leaders_in_groups, painted_out
 from ocrqueue.documents.layout.markup_table import MarkupCell, parse_markup_table
 from ocrqueue.documents.layout.raster import Island, analyse
 from ocrqueue.documents.layout.tables import TableGrid
@@ -26,30 +27,51 @@ from ocrqueue.documents.ocr.assemble import (
     island_blocks,
     islands_wanted,
     mean_confidence,
+    moved,
+    numbers_after_leaders,
     region_blocks,
     to_points,
 )
-from ocrqueue.documents.ocr.crops import padded_crop
+from ocrqueue.documents.ocr.crops import PAD_PX, padded_crop
 from ocrqueue.documents.resources import PipelineResources
 from ocrqueue.documents.text import join_words
 
 
 def read_regions(page: OcrPage, use_model: bool, resources: PipelineResources) -> tuple[list[Block], Figures]:
+    """Each region read from a crop of it with the page's dot leaders painted out (RapidOCR reads
+    their dots as full stops, and the layout, seeing too little ink in them, puts the page
+    numbers in regions of their own, read after the entries); each leader is put back as one word
+    between its entry and its page number, in one line in the entry's region (layout/leaders.py)."""
     model = resources.layout_model() if use_model else None
     detected = model.detect(page.straight.gray) if model is not None else None
     layout = analyse(page.straight, page.rules, page.dpi, islands_wanted(detected or []))
     rules = page.rules.mask if page.rules is not None else np.zeros_like(page.ink)
     island_boxes = [i.box for i in layout.islands]
-    region_lines: list[list[Line]] = []
+    leaders = find_leaders(page.ink, page.dpi)
+    dots = painted_out(leaders, page.dpi)
+    read: list[list[Line]] = []
     for box in layout.regions:
-        crop, dx, dy = padded_crop(page.image, box, [b for b in island_boxes if _overlaps(b, box)])
+        wide = (box[0] - PAD_PX, box[1] - PAD_PX, box[2] + PAD_PX, box[3] + PAD_PX)
+        blank = [b for b in island_boxes if _overlaps(b, box)] + [b for b in dots if _overlaps(b, wide)]
+        crop, dx, dy = padded_crop(page.image, box, blank)
         out = page.engine.recognize(crop, _request(page, "text"))
-        region_lines.append([to_points(ln, dx, dy, page.scale) for ln in out.lines])
+        read.append([moved(ln, dx, dy) for ln in out.lines])
+    region_lines = [[to_points(ln, 0, 0, page.scale) for ln in lines] for lines in _with_leaders(page, read, leaders)]
     figures = Figures(page)
     per_region, notes = region_blocks(page, layout, region_lines, detected, figures)
     body = body_size(ln for lines in region_lines for ln in lines)
     per_island = [island_blocks(page, isl, figures, _IslandCrops(page, rules), body) for isl in layout.islands]
     return in_reading_order(layout, per_region, per_island, notes), figures
+
+
+def _with_leaders(page: OcrPage, read: list[list[Line]], leaders: list[Leader]) -> list[list[Line]]:
+    """The lines of each region (page pixels) with the leaders put in (``mark_leaders_in_groups``)
+    and the page numbers the regions' readings left out after them (``numbers_after_leaders``)."""
+    if not leaders:
+        return read
+    groups = mark_leaders_in_groups(read, leaders, page.dpi)
+    lines = iter(numbers_after_leaders(page, tuple(ln for group in groups for ln in group)))
+    return [[next(lines) for _ in group] for group in groups]
 
 
 def _request(page: OcrPage, task: str) -> RecognitionRequest:

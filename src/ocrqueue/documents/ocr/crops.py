@@ -19,5 +19,5 @@ def padded_crop(image: Image.Image, box: PixelBox, blank: Sequence[PixelBox] = (
     x1, y1 = min(image.width, box[2] + PAD_PX), min(image.height, box[3] + PAD_PX)
     crop = image.crop((x0, y0, x1, y1))
     for b in blank:
-        crop.paste((255, 255, 255), (b[0] - x0, b[1] - y0, b[2] - x0, b[3] - y0))
+        crop.paste("white", (b[0] - x0, b[1] - y0, b[2] - x0, b[3] - y0))
     return crop, x0, y0

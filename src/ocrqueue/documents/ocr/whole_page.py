@@ -22,7 +22,7 @@ import numpy.typing as npt
 from PIL import Image
 
 from ocrqueue.documents.engines import RecognitionRequest
-from ocrqueue.documents.geometry import BBox, PixelBox, share_inside, union
+from ocrqueue.documents.geometry import BBox, PixelBox, share_inside
 from ocrqueue.documents.layout.blocks import body_size
 from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.checkboxes import find_checkboxes, mark_checkboxes
@@ -33,11 +33,11 @@ from ocrqueue.documents.layout.leaders import (
     find_leaders,
     holds_leader,
     mark_leaders,
-    unread_after_leaders,
+    painted_out,
 )
 from ocrqueue.documents.layout.raster import Island, PageLayout, RasterLayout, analyse
 from ocrqueue.documents.layout.row_grid import row_grid_tables
-from ocrqueue.documents.layout.rows import merge_rows, split_line, with_words
+from ocrqueue.documents.layout.rows import merge_rows, split_line
 from ocrqueue.documents.layout.straighten import ink_pieces
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
@@ -51,6 +51,7 @@ from ocrqueue.documents.ocr.assemble import (
     islands_wanted,
     mean_confidence,
     moved,
+    numbers_after_leaders,
     region_blocks,
     to_points,
 )
@@ -81,7 +82,7 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
     if dx or dy:
         lines = tuple(moved(ln, dx, dy) for ln in lines)
     lines = mark_checkboxes(lines, checkboxes)
-    lines = _numbers_after_leaders(page, mark_leaders(lines, leaders, page.dpi))
+    lines = numbers_after_leaders(page, mark_leaders(lines, leaders, page.dpi))
     layout, detected = pending.result()
     if not is_vertical(lines):
         lines = (*lines, *_lost_lines(page, lines, layout))
@@ -200,29 +201,6 @@ def _lost_lines(page: OcrPage, lines: tuple[Line, ...], layout: RasterLayout) ->
     return found
 
 
-def _numbers_after_leaders(page: OcrPage, lines: tuple[Line, ...]) -> tuple[Line, ...]:
-    """The lines ending at their leader with ink right of it (layout/leaders.py), each with the
-    words read there: the ink of a column of such lines is read as one block, where a lone digit
-    has its neighbours (read alone, "4" came back as "A" or "a" as the crop's margin changed)."""
-    out = list(lines)
-    height, width = page.straight.gray.shape
-    for column in unread_after_leaders(lines, page.ink, page.dpi):
-        box = union(b for _, b in column)
-        pad = max(2, round(max(b.height for _, b in column)))
-        x0, y0 = max(0, int(box.x0) - pad), max(0, int(box.y0) - pad)
-        x1, y1 = min(width, int(box.x1) + pad), min(height, int(box.y1) + pad)
-        crop = Image.fromarray(page.straight.gray[y0:y1, x0:x1])
-        read = [
-            moved(ln, x0, y0)
-            for ln in page.engine.recognize(crop, RecognitionRequest(page.languages, "cell", page.dpi)).lines
-        ]
-        for i, after in column:
-            words = [w for ln in read if after.y0 <= ln.bbox.cy <= after.y1 for w in ln.words]
-            if words:
-                out[i] = with_words(out[i], [*out[i].words, *words])
-    return tuple(out)
-
-
 def _read_band_as_two_lines(
     page: OcrPage, ink: npt.NDArray[np.bool_], box: tuple[int, int, int, int], pad: int
 ) -> list[Line]:
@@ -294,11 +272,8 @@ def _engine_view(page: OcrPage, leaders: Sequence[Leader]) -> tuple[Image.Image,
     if rules is not None:
         mask = np.ascontiguousarray(rules).view(np.uint8)
         gray[cv2.dilate(mask, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8)).view(bool)] = 255
-    for leader in leaders:
-        lx0, ly0, lx1, ly1 = (int(v) for v in leader.box)
-        gray[
-            max(0, ly0 - margin - y0) : max(0, ly1 + margin - y0), max(0, lx0 - margin - x0) : max(0, lx1 + margin - x0)
-        ] = 255
+    for lx0, ly0, lx1, ly1 in painted_out(leaders, page.dpi):
+        gray[max(0, ly0 - y0) : max(0, ly1 - y0), max(0, lx0 - x0) : max(0, lx1 - x0)] = 255
     return Image.fromarray(gray), x0, y0
 
 
