@@ -129,7 +129,7 @@ JAPANESE = [
 
 def _japanese_contents_page() -> Image.Image:
     """A Japanese contents page as DBLaTeX sets one: spaced dots on one grid, page numbers set
-    flush right."""
+    flush right, and no leader after a chapter's title."""
     image = Image.new("L", (2550, 3300), 255)
     draw = ImageDraw.Draw(image)
     font, title = ImageFont.truetype(NOTO_CJK, 40), ImageFont.truetype(NOTO_CJK, 64)
@@ -139,7 +139,7 @@ def _japanese_contents_page() -> Image.Image:
         x = 300 + 90 * level
         draw.text((x, y), entry, font=font, fill=0)
         dot = (int(draw.textlength(entry, font=font)) + x + 2 * PITCH) // PITCH * PITCH
-        while dot < NUMBER_RIGHT - 90:
+        while level and dot < NUMBER_RIGHT - 90:
             draw.ellipse((dot, y + 44, dot + 6, y + 50), fill=0)
             dot += PITCH
         draw.text((NUMBER_RIGHT - draw.textlength(str(number), font=font), y), str(number), font=font, fill=0)
@@ -147,23 +147,34 @@ def _japanese_contents_page() -> Image.Image:
     return image
 
 
-def _japanese_entries(data: bytes) -> list[tuple[str, str]]:
+def _japanese_entries(data: bytes) -> list[tuple[str, bool, str]]:
+    """(title, whether it has a leader, page number) of each line under the heading, in order."""
     page = run(data).pages[0]
     assert page.source == "rapidocr"  # read region by region
-    blocks = page.blocks
-    assert not any(b.text.strip().isdigit() for b in blocks), "a page number was cut off its entry"
-    # Spaces between the section number and a title in kana and kanji are the engine's to give.
-    return [(entry.replace(" ", ""), number) for entry, number in _entry_lines([ln for b in blocks for ln in b.lines])]
+    lines = [ln for b in page.blocks for ln in b.lines if ln.text != "目次"]
+    found = []
+    for line in lines:
+        leaders = [w for w in line.words if w.role == "leader"]
+        if leaders:
+            assert re.fullmatch(r"\.( \.)+", leaders[0].text), leaders[0].text
+            before, after = line.text.split(leaders[0].text)
+        else:
+            before, _, after = line.text.rpartition(" ")
+        # Spaces between the section number and a title in kana and kanji are the engine's to give.
+        found.append((before.replace(" ", ""), bool(leaders), after.strip()))
+    return found
+
+
+JAPANESE_LINES = [(entry.replace(" ", ""), level > 0, str(number)) for level, entry, number in JAPANESE]
 
 
 def test_a_japanese_contents_page_read_by_region_keeps_each_entry_one_line() -> None:
-    """RapidOCR, reading a page region by region, read the dots as "．" and "..", and the layout,
+    """RapidOCR, reading a page region by region, read the dots as full stops, and the layout,
     seeing too little ink in them, put the page numbers in regions of their own, read after all
-    the entries (a dev Japanese manual's contents page: CER 0.83)."""
-    want = [(entry.replace(" ", ""), str(number)) for _, entry, number in JAPANESE]
-    assert _japanese_entries(_png(_japanese_contents_page())) == want
+    the entries (a dev Japanese manual's contents page: CER 0.83). A chapter's line, with no
+    leader, keeps its page number as well."""
+    assert _japanese_entries(_png(_japanese_contents_page())) == JAPANESE_LINES
 
 
 def test_a_scanned_japanese_contents_page_keeps_each_entry_one_line() -> None:
-    want = [(entry.replace(" ", ""), str(number)) for _, entry, number in JAPANESE]
-    assert _japanese_entries(scan_jpeg(_japanese_contents_page(), "japanese-contents-page")) == want
+    assert _japanese_entries(scan_jpeg(_japanese_contents_page(), "japanese-contents-page")) == JAPANESE_LINES

@@ -7,6 +7,7 @@ entry to number (ocr/whole_page.py). A dev reference manual's contents pages rea
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -148,7 +149,50 @@ def _joined(lines: Sequence[Line], leaders: Sequence[Leader], dpi: int) -> list[
         out[near[0]] = (_with_leader(out[near[0]][0], words, leader), out[near[0]][1])
         for i in sorted(near[1:], reverse=True):
             del out[i]
+    return _numbers_without_leaders(out, dpi)
+
+
+PAGE_NUMBER = re.compile(r"\d{1,4}|[ivxlcdm]{1,8}", re.IGNORECASE)
+ALIGN_IN = 0.05  # how far apart the right edges of one column's page numbers lie, at most (inches)
+NEAR_LEADERS = 4.0  # line heights from a leader's line within which a number without one is its page's
+
+
+def _numbers_without_leaders(out: list[tuple[Line, int]], dpi: int) -> list[tuple[Line, int]]:
+    """``out`` with each lone page number set in the column of the leaders' page numbers joined to
+    the line ending left of it on its row: an entry without a leader (a chapter's, as DBLaTeX sets
+    them) is read apart from its number, which a region-by-region reading puts after the entries.
+    Numbers near the leaders' lines only: a running head's page number is another column."""
+    ruled = [line for line, _ in out if holds_leader(line)]
+    edges = [
+        ln.words[-1].bbox.x1 for ln in ruled if ln.words[-1].role is None and PAGE_NUMBER.fullmatch(ln.words[-1].text)
+    ]
+    if not edges:
+        return out
+    edge, align = statistics.median(edges), ALIGN_IN * dpi
+    lone = [
+        line
+        for line, _ in out
+        if not holds_leader(line)
+        and PAGE_NUMBER.fullmatch(line.text.strip())
+        and abs(line.bbox.x1 - edge) <= align
+        and any(abs(line.bbox.cy - ln.bbox.cy) <= NEAR_LEADERS * ln.bbox.height for ln in ruled)
+    ]
+    for number in lone:
+        i = next(k for k, (line, _) in enumerate(out) if line is number)
+        beside = [
+            k for k, (line, _) in enumerate(out) if line.bbox.x1 < number.bbox.x0 and _same_row(line.bbox, number.bbox)
+        ]
+        if not beside:
+            continue
+        k = max(beside, key=lambda k: out[k][0].bbox.x1)
+        line, source = out[k]
+        out[k] = (with_words(line, [*words_of(line), *words_of(number)]), source)
+        del out[i]
     return out
+
+
+def _same_row(a: BBox, b: BBox) -> bool:
+    return min(a.y1, b.y1) - max(a.y0, b.y0) > 0.5 * min(a.height, b.height)
 
 
 JOIN_IN = 0.6  # inches between a leader and the line it leads from or to, at most
