@@ -125,17 +125,30 @@ JAPANESE = [
     (1, "3.1 バックアップと復元", 23),
     (1, "3.2 監視", 27),
 ]
+CHINESE = [
+    (0, "第一章 引言", 1),
+    (1, "1.1 安装服务", 2),
+    (1, "1.2 启动与停止", 4),
+    (1, "1.3 配置文件", 7),
+    (0, "第二章 文档识别", 11),
+    (1, "2.1 文字与语言", 12),
+    (1, "2.2 表格与表单", 15),
+    (0, "第三章 队列运维", 19),
+    (1, "3.1 备份与恢复", 23),
+    (1, "3.2 监控", 27),
+]
+HEADING = "目次"
 
 
-def _japanese_contents_page() -> Image.Image:
-    """A Japanese contents page as DBLaTeX sets one: spaced dots on one grid, page numbers set
-    flush right, and no leader after a chapter's title."""
+def _cjk_contents_page(entries: list[tuple[int, str, int]]) -> Image.Image:
+    """A contents page as DBLaTeX sets one in Japanese or Chinese: spaced dots on one grid, page
+    numbers set flush right, and no leader after a chapter's title."""
     image = Image.new("L", (2550, 3300), 255)
     draw = ImageDraw.Draw(image)
     font, title = ImageFont.truetype(NOTO_CJK, 40), ImageFont.truetype(NOTO_CJK, 64)
-    draw.text((300, 250), "目次", font=title, fill=0)
+    draw.text((300, 250), HEADING, font=title, fill=0)
     y = 450
-    for level, entry, number in JAPANESE:
+    for level, entry, number in entries:
         x = 300 + 90 * level
         draw.text((x, y), entry, font=font, fill=0)
         dot = (int(draw.textlength(entry, font=font)) + x + 2 * PITCH) // PITCH * PITCH
@@ -147,11 +160,11 @@ def _japanese_contents_page() -> Image.Image:
     return image
 
 
-def _japanese_entries(data: bytes) -> list[tuple[str, bool, str]]:
+def _cjk_entries(data: bytes, **options: object) -> list[tuple[str, bool, str]]:
     """(title, whether it has a leader, page number) of each line under the heading, in order."""
-    page = run(data).pages[0]
+    page = run(data, **options).pages[0]
     assert page.source == "rapidocr"  # read region by region
-    lines = [ln for b in page.blocks for ln in b.lines if ln.text != "目次"]
+    lines = [ln for b in page.blocks for ln in b.lines if ln.text != HEADING]
     found = []
     for line in lines:
         leaders = [w for w in line.words if w.role == "leader"]
@@ -165,7 +178,8 @@ def _japanese_entries(data: bytes) -> list[tuple[str, bool, str]]:
     return found
 
 
-JAPANESE_LINES = [(entry.replace(" ", ""), level > 0, str(number)) for level, entry, number in JAPANESE]
+def _cjk_lines(entries: list[tuple[int, str, int]]) -> list[tuple[str, bool, str]]:
+    return [(entry.replace(" ", ""), level > 0, str(number)) for level, entry, number in entries]
 
 
 def test_a_japanese_contents_page_read_by_region_keeps_each_entry_one_line() -> None:
@@ -173,8 +187,15 @@ def test_a_japanese_contents_page_read_by_region_keeps_each_entry_one_line() -> 
     seeing too little ink in them, put the page numbers in regions of their own, read after all
     the entries (a dev Japanese manual's contents page: CER 0.83). A chapter's line, with no
     leader, keeps its page number as well."""
-    assert _japanese_entries(_png(_japanese_contents_page())) == JAPANESE_LINES
+    assert _cjk_entries(_png(_cjk_contents_page(JAPANESE))) == _cjk_lines(JAPANESE)
 
 
 def test_a_scanned_japanese_contents_page_keeps_each_entry_one_line() -> None:
-    assert _japanese_entries(scan_jpeg(_japanese_contents_page(), "japanese-contents-page")) == JAPANESE_LINES
+    assert _cjk_entries(scan_jpeg(_cjk_contents_page(JAPANESE), "japanese-contents-page")) == _cjk_lines(JAPANESE)
+
+
+def test_a_chinese_contents_page_the_layout_model_takes_for_a_table_is_read_as_lines() -> None:
+    """The layout model took this page for a table without rules: read as one, it came back as
+    a table of titles and page numbers, its leaders lost. Its languages are named: OSD calls so
+    sparse a Chinese page Hangul (with or without its leaders)."""
+    assert _cjk_entries(_png(_cjk_contents_page(CHINESE)), languages=["chi_sim", "eng"]) == _cjk_lines(CHINESE)

@@ -240,6 +240,21 @@ def holds_leader(line: Line) -> bool:
     return any(w.role == "leader" for w in line.words)
 
 
+CONTENTS_SHARE = 0.5  # of a block's lines leading to a page number that make it a list of contents
+
+
+def is_contents(lines: Sequence[Line]) -> bool:
+    """Whether ``lines`` are a list of contents: ``CONTENTS_SHARE`` or more of them lead to a page
+    number, one word or none after a leader (a statistical table's first column leads to several)."""
+    read = [ln for ln in lines if ln.text.strip()]
+    return bool(read) and sum(_leads_to_number(ln) for ln in read) >= CONTENTS_SHARE * len(read)
+
+
+def _leads_to_number(line: Line) -> bool:
+    roles = [w.role for w in line.words]
+    return "leader" in roles and len(roles) - roles.index("leader") <= 2
+
+
 def unread_after_leaders(lines: Sequence[Line], ink: Mask, dpi: int) -> list[list[tuple[int, BBox]]]:
     """(line index, box in pixels) of the ink right of each line's leader, within JOIN_IN, where
     the line ends at its leader, grouped in columns of overlapping boxes: once the dots are

@@ -18,7 +18,7 @@ from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_blo
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
 from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
 from ocrqueue.documents.layout.detector import LayoutBox
-from ocrqueue.documents.layout.leaders import unread_after_leaders, words_of
+from ocrqueue.documents.layout.leaders import is_contents, unread_after_leaders, words_of
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.raster import Island, IslandKind, RasterLayout, Rules
 from ocrqueue.documents.layout.rows import split_line, with_words
@@ -181,7 +181,8 @@ class IslandReader(Protocol):
 def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: IslandReader, body: float) -> list[Block]:
     """The blocks of a figure, formula or table the layout found, whichever way it was read. A
     figure holding running text of the page's ``body`` size is read as text: the layout model
-    sometimes calls a page of prose or a back cover a figure."""
+    sometimes calls a page of prose or a back cover a figure; and a table without rules whose
+    lines lead to their page numbers is a list of contents (it took a Chinese one for a table)."""
     bbox = BBox(*island.box).scaled(1 / page.scale)
     if island.kind == "figure":
         labels, _ = reader.read(island, "text")
@@ -194,6 +195,8 @@ def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: Islan
         return [Block("formula", bbox, text, mean_confidence(lines), tuple(lines), latex=latex)]
     if island.grid is None:
         lines, _ = reader.read(island, "table")
+        if is_contents(lines):
+            return build_blocks(mark_monospace(reading_sort(lines)), page.height, body or body_size(lines))
         return whitespace_table(lines, bbox)
     block, drawing = reader.ruled_table(island, island.grid)
     if block.table is not None and not any(c.text for c in block.table.cells):

@@ -9,10 +9,16 @@ import numpy.typing as npt
 from PIL import Image
 
 from ocrqueue.documents.engines import RecognitionRequest
-from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.geometry import BBox, PixelBox
 from ocrqueue.documents.layout.blocks import body_size
 from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
-from ocrqueue.documents.layout.leaders import Leader, find_leaders, mark_leaders_in_groups, painted_out
+from ocrqueue.documents.layout.leaders import (
+    Leader,
+    find_leaders,
+    mark_leaders,
+    mark_leaders_in_groups,
+    painted_out,
+)
 from ocrqueue.documents.layout.markup_table import MarkupCell, parse_markup_table
 from ocrqueue.documents.layout.raster import Island, analyse
 from ocrqueue.documents.layout.tables import TableGrid
@@ -51,8 +57,7 @@ def read_regions(page: OcrPage, use_model: bool, resources: PipelineResources) -
     dots = painted_out(leaders, page.dpi)
     read: list[list[Line]] = []
     for box in layout.regions:
-        wide = (box[0] - PAD_PX, box[1] - PAD_PX, box[2] + PAD_PX, box[3] + PAD_PX)
-        blank = [b for b in island_boxes if _overlaps(b, box)] + [b for b in dots if _overlaps(b, wide)]
+        blank = [b for b in island_boxes if _overlaps(b, box)] + _near(dots, box)
         crop, dx, dy = padded_crop(page.image, box, blank)
         out = page.engine.recognize(crop, _request(page, "text"))
         read.append([moved(ln, dx, dy) for ln in out.lines])
@@ -60,7 +65,7 @@ def read_regions(page: OcrPage, use_model: bool, resources: PipelineResources) -
     figures = Figures(page)
     per_region, notes = region_blocks(page, layout, region_lines, detected, figures)
     body = body_size(ln for lines in region_lines for ln in lines)
-    per_island = [island_blocks(page, isl, figures, _IslandCrops(page, rules), body) for isl in layout.islands]
+    per_island = [island_blocks(page, isl, figures, _IslandCrops(page, rules, leaders), body) for isl in layout.islands]
     return in_reading_order(layout, per_region, per_island, notes), figures
 
 
@@ -74,6 +79,12 @@ def _with_leaders(page: OcrPage, read: list[list[Line]], leaders: list[Leader]) 
     return [[next(lines) for _ in group] for group in groups]
 
 
+def _near(dots: list[PixelBox], box: PixelBox) -> list[PixelBox]:
+    """The leaders' boxes (``painted_out``) in the crop of ``box`` with its padding."""
+    wide = (box[0] - PAD_PX, box[1] - PAD_PX, box[2] + PAD_PX, box[3] + PAD_PX)
+    return [b for b in dots if _overlaps(b, wide)]
+
+
 def _request(page: OcrPage, task: str) -> RecognitionRequest:
     return RecognitionRequest(page.languages, task, page.dpi)  # type: ignore[arg-type]
 
@@ -85,15 +96,21 @@ def _overlaps(a: Box, b: Box) -> bool:
 class _IslandCrops:
     """An island's text read from a crop of it on its own, with the task it holds."""
 
-    def __init__(self, page: OcrPage, rules: Mask) -> None:
-        self.page, self.rules = page, rules
+    def __init__(self, page: OcrPage, rules: Mask, leaders: list[Leader]) -> None:
+        self.page, self.rules, self.leaders = page, rules, leaders
+        self.dots = painted_out(leaders, page.dpi)
 
     def read(self, island: Island, task: IslandTask) -> tuple[list[Line], str | None]:
-        crop, dx, dy = padded_crop(self.page.image, island.box)
+        """Its lines, with its dot leaders painted out of the crop and put back as on the regions
+        (the layout model took a Chinese contents page for a table without rules)."""
+        crop, dx, dy = padded_crop(self.page.image, island.box, _near(self.dots, island.box))
         if task == "table":
             crop = Image.fromarray(_rules_painted_out(crop, dx, dy, self.rules))
         out = self.page.engine.recognize(crop, _request(self.page, task))
-        return [to_points(ln, dx, dy, self.page.scale) for ln in out.lines], out.markup
+        lines = [moved(ln, dx, dy) for ln in out.lines]
+        if self.leaders:
+            lines = list(numbers_after_leaders(self.page, mark_leaders(lines, self.leaders, self.page.dpi)))
+        return [to_points(ln, 0, 0, self.page.scale) for ln in lines], out.markup
 
     def ruled_table(self, island: Island, grid: TableGrid) -> tuple[Block, list[Line]]:
         return _table_block(self.page, grid, self.rules), []
