@@ -48,33 +48,40 @@ MIN_LINES = 5
 
 
 def _baseline(
-    piece: npt.NDArray[np.bool_], gray: npt.NDArray[np.uint8], threshold: int, slack: float
+    x: npt.NDArray[np.float64], rows: npt.NDArray[np.intp], bottoms: npt.NDArray[np.float64], slack: float
 ) -> tuple[float, npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
-    """The slope in degrees of the line through the bottoms of a piece's columns, and the columns
-    and bottoms on it: ``piece`` is the piece's ink at full resolution and ``gray`` its pixels with
-    one row more below, from which each bottom is placed between two rows where the grey crosses the
-    threshold. Started from the commonest bottom of each half (a half's median fell into the
-    descenders of "Paper"), fitted BASELINE_FITS times to the bottoms within ``slack`` of the last
-    fit, so that descenders and the undersides of bars (T, 7) are outvoted; None when too few
-    bottoms lie on a line."""
-    columns = np.flatnonzero(piece.any(axis=0))
-    if columns.size < MIN_BASELINE_POINTS:
+    """The slope in degrees of the line through the bottoms of a piece's columns ``x`` (``rows``
+    the last row of ink, ``bottoms`` the same placed between two rows where the grey crosses the
+    threshold), and the columns and bottoms on it. Started from the commonest bottom of each half
+    (a half's median fell into the descenders of "Paper"), fitted BASELINE_FITS times to the
+    bottoms within ``slack`` of the last fit, so that descenders and the undersides of bars (T, 7)
+    are outvoted; None when too few bottoms lie on a line."""
+    if x.size < MIN_BASELINE_POINTS:
         return None
-    rows = piece.shape[0] - 1 - np.argmax(piece[::-1, columns], axis=0)
-    inside, below = gray[rows, columns].astype(np.float64), gray[rows + 1, columns].astype(np.float64)
-    bottoms = rows + np.clip((threshold - inside) / np.maximum(below - inside, 1.0), 0.0, 1.0)
-    x = columns.astype(np.float64)
-    half = columns.size // 2
+    half = x.size // 2
     left, right = _commonest(rows[:half]), _commonest(rows[half:])
-    a = (right - left) / max(1.0, float(np.median(x[half:]) - np.median(x[:half])))
-    b = left - a * float(np.median(x[:half]))
+    # The halves' middle columns (x is sorted): a median of its own costs more than the whole fit.
+    start, end = float(x[half // 2]), float(x[half + (x.size - half) // 2])
+    a = (right - left) / max(1.0, end - start)
+    b = left - a * start
     for _ in range(BASELINE_FITS):
         keep = np.abs(bottoms - (a * x + b)) <= slack
-        if keep.sum() < max(MIN_BASELINE_POINTS, ON_BASELINE * columns.size):
+        if keep.sum() < max(MIN_BASELINE_POINTS, ON_BASELINE * x.size):
             return None
-        a, b = (float(v) for v in np.polyfit(x[keep], bottoms[keep], 1))
+        a, b = _fit(x[keep], bottoms[keep])
     keep = np.abs(bottoms - (a * x + b)) <= slack
     return math.degrees(math.atan(a)), x[keep], bottoms[keep]
+
+
+def _between_rows(
+    gray: npt.NDArray[np.uint8], rows: npt.NDArray[np.intp], columns: npt.NDArray[np.intp], threshold: int
+) -> npt.NDArray[np.float64]:
+    """Each column's last row of ink moved down to where the grey crosses the threshold on the
+    way to the row below it."""
+    inside = gray[rows, columns].astype(np.float64)
+    below = gray[np.minimum(rows + 1, gray.shape[0] - 1), columns].astype(np.float64)
+    crossing: npt.NDArray[np.float64] = rows + np.clip((threshold - inside) / np.maximum(below - inside, 1.0), 0.0, 1.0)
+    return crossing
 
 
 def _fine_baseline(
@@ -89,18 +96,37 @@ def _fine_baseline(
     """A piece's baseline (``_baseline``) fitted at full resolution, for a piece whose bottoms lie
     on a line on the scaled page. Judged there: at full resolution the bottoms of a line of Chinese,
     each character's lowest stroke, lie as often within the slack of one line as a Latin line's (a
-    clean Chinese page was turned 0.24 degrees by such pieces); scaled, far fewer do."""
+    clean Chinese page was turned 0.24 degrees by such pieces); scaled, far fewer do. At full
+    resolution each column's bottom is looked for only within a scaled row of its scaled bottom:
+    the whole piece scaled up cost three times the rest of the measurement."""
     x, y = at
     height, width = piece.shape
-    below = min(y + height, small.shape[0] - 1)
-    scaled = np.vstack([small[y : y + height, x : x + width], small[below, x : x + width]])
-    if _baseline(piece & (scaled[:-1] <= threshold), scaled, threshold, BASELINE_SLACK_IN * resolution) is None:
+    ink = piece & (small[y : y + height, x : x + width] <= threshold)
+    columns = np.flatnonzero(ink.any(axis=0))
+    rows = height - 1 - np.argmax(ink[::-1, columns], axis=0)
+    scaled = _between_rows(small, y + rows, x + columns, threshold) - y
+    if _baseline(columns.astype(np.float64), rows, scaled, BASELINE_SLACK_IN * resolution) is None:
         return None
-    crop = gray[y * factor : (y + height) * factor + 1, x * factor : (x + width) * factor]
-    if crop.shape[0] < 2:
-        return None
-    full = np.repeat(np.repeat(piece, factor, axis=0), factor, axis=1)[: crop.shape[0] - 1, : crop.shape[1]]
-    return _baseline(full & (crop[:-1] <= threshold), crop, threshold, BASELINE_SLACK_IN * factor * resolution)
+    fine_columns = ((x + columns)[:, None] * factor + np.arange(factor)).ravel()
+    top = np.repeat((y + rows - 1) * factor, factor)
+    window = top[None, :] + np.arange(3 * factor)[:, None]
+    inside = (window >= 0) & (window < gray.shape[0]) & (fine_columns < gray.shape[1])[None, :]
+    window = np.clip(window, 0, gray.shape[0] - 1)
+    fine = inside & (gray[window, np.minimum(fine_columns, gray.shape[1] - 1)[None, :]] <= threshold)
+    found = fine.any(axis=0)
+    last = fine.shape[0] - 1 - np.argmax(fine[::-1], axis=0)
+    fine_rows = window[last, np.arange(window.shape[1])][found]
+    fine_columns = fine_columns[found]
+    bottoms = _between_rows(gray, fine_rows, fine_columns, threshold)
+    return _baseline(fine_columns.astype(np.float64), fine_rows, bottoms, BASELINE_SLACK_IN * factor * resolution)
+
+
+def _fit(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> tuple[float, float]:
+    """Least squares line y = a x + b, in closed form (np.polyfit's lstsq costs ten times more on a
+    few hundred points, and a page has hundreds of pieces)."""
+    dx = x - x.mean()
+    a = float(np.dot(dx, y - y.mean()) / np.dot(dx, dx))
+    return a, float(y.mean() - a * x.mean())
 
 
 def _commonest(rows: npt.NDArray[np.intp]) -> float:
