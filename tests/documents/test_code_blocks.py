@@ -102,3 +102,29 @@ def test_a_table_of_commands_and_what_they_do_stays_a_table() -> None:
     rows = [("\\tiny", "5 pt"), ("\\small", "9 pt"), ("\\normalsize", "10.5 pt"), ("\\large", "12 pt")]
     assert not is_source_beside_output(rows)
     assert is_source_beside_output([*rows[:2], ("\\end{tabular}", ""), ("\\hline", "")])
+
+
+def _proportional(line: str, y: float) -> Line:
+    """Words set in a proportional font: "i" and "l" a third as wide as "m" and "w"."""
+    widths = {"i": 2.5, "l": 2.5, "t": 3.5, "f": 3.5, "r": 4.0, "m": 9.0, "w": 9.0}
+    words, x = [], 0.0
+    for token in line.split():
+        width = sum(widths.get(c, 5.5) for c in token)
+        words.append(Word(token, BBox(x, y, x + width, y + 10)))
+        x += width + 3.0
+    return Line(line, BBox(0.0, y, x - 3.0, y + 10), 0.9, tuple(words))
+
+
+@pytest.mark.parametrize(
+    ("middle", "code"), [("included in an aggregate,", False), ("./configure --prefix=/usr --enable-shared", True)]
+)
+def test_a_lone_line_fitting_a_pitch_between_prose_is_prose_unless_it_reads_as_code(middle: str, code: bool) -> None:
+    """A justified line of a few words fits a pitch by chance, and a newspaper's paragraph was split
+    around it; a command between two lines of prose is code all the same."""
+    lines = [
+        _proportional("When the whole document is filled with", 0.0),
+        _words(middle, 6.0, 14.0),
+        _proportional("this License does not apply to the many works", 28.0),
+    ]
+    assert mark_monospace([lines[1]])[0].monospace
+    assert [ln.monospace for ln in mark_monospace(lines)] == [False, code, False]

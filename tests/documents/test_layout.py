@@ -144,11 +144,15 @@ def _open_sides(masks: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.nd
 
 
 @settings(max_examples=200, deadline=None)
-@given(mask=arrays(np.bool_, st.tuples(st.integers(1, 30), st.integers(1, 40))), min_gap=st.integers(1, 6))
-def test_bands_with_a_gutter_found_at_once_as_band_by_band(mask: np.ndarray, min_gap: int) -> None:
-    """The bands of rows between empty rows, each looked at alone: two neighbouring bands each with
-    a run of at least ``min_gap`` empty columns between two inked ones, the runs sharing at least
-    half of ``min_gap`` columns (at least one)."""
+@given(
+    mask=arrays(np.bool_, st.tuples(st.integers(1, 30), st.integers(1, 40))),
+    min_gap=st.integers(1, 6),
+    through=st.integers(2, 3),
+)
+def test_bands_with_a_gutter_found_at_once_as_band_by_band(mask: np.ndarray, min_gap: int, through: int) -> None:
+    """The bands of rows between empty rows, each looked at alone: ``through`` neighbouring bands
+    each with a run of at least ``min_gap`` empty columns between two inked ones, the runs sharing
+    at least half of ``min_gap`` columns (at least one)."""
     gaps = _runs(mask.any(axis=1))
     bands = [0, *[v for gap in gaps for v in gap], mask.shape[0]]
 
@@ -156,8 +160,11 @@ def test_bands_with_a_gutter_found_at_once_as_band_by_band(mask: np.ndarray, min
         return {c for start, end in _runs(band.any(axis=0)) if end - start >= min_gap for c in range(start, end)}
 
     columns = [gutter_columns(mask[bands[i] : bands[i + 1]]) for i in range(0, len(bands), 2)]
-    expected = any(len(a & b) >= max(1, min_gap // 2) for a, b in itertools.pairwise(columns))
-    assert _any_band_has_gutter(mask, gaps, min_gap) == expected
+    expected = any(
+        len(set.intersection(*columns[i : i + through])) >= max(1, min_gap // 2)
+        for i in range(len(columns) - through + 1)
+    )
+    assert _any_band_has_gutter(mask, gaps, min_gap, through) == expected
 
 
 def _page_with_boxes(boxes: list[tuple[int, int, int, int]]) -> Straightened:

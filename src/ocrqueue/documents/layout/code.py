@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -83,7 +84,18 @@ def mark_monospace(lines: Sequence[Line]) -> list[Line]:
             close = _distance(line, near) <= NEIGHBOUR_LINES * near.bbox.height
             verdict = close and _fits_pitch(words, pitch, NEIGHBOUR_BEARINGS)
         out.append(Line(line.text, line.bbox, line.confidence, line.words, line.font_size, bool(verdict)))
-    return out
+    return [
+        replace(line, monospace=False) if 0 < i < len(out) - 1 and _lone_pitch(out[i - 1], line, out[i + 1]) else line
+        for i, line in enumerate(out)
+    ]
+
+
+def _lone_pitch(before: Line, line: Line, after: Line) -> bool:
+    """Whether a line taken for monospace between two that are not is prose all the same: a
+    justified line of three or four words fits a pitch by chance ("included in an aggregate,"), and
+    the paragraph of a newspaper's column was split around each such line. One with a mark of code
+    (``reads_as_code``: "./configure --prefix=/usr") stays code."""
+    return line.monospace and not before.monospace and not after.monospace and not reads_as_code([line])
 
 
 def _distance(a: Line, b: Line) -> float:

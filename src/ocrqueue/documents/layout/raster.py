@@ -18,7 +18,7 @@ from ocrqueue.documents.layout.blocks import MARGIN_BAND
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.straighten import GRID_DPI, Straightened, coarse
 from ocrqueue.documents.layout.tables import TableGrid, find_tables, is_form, long_runs
-from ocrqueue.documents.layout.xycut import Mask, Region, xy_cut_page
+from ocrqueue.documents.layout.xycut import RENDERED_GUTTER_BANDS, Mask, Region, xy_cut_page
 
 MIN_GUTTER_IN = 0.2
 H_RULE_MIN_IN = 0.5
@@ -201,7 +201,7 @@ def analyse(
     grid = text_grid.copy()
     for x0, y0, x1, y1 in [i.box for i in islands] + [_box(f) for f in forms]:
         grid[y0 // factor : -(-y1 // factor), x0 // factor : -(-x1 // factor)] = True
-    leaves = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND, GRID_DPI)
+    leaves = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND, GRID_DPI, RENDERED_GUTTER_BANDS)
     return _place(leaves, islands, factor, text_grid, rule_mask, forms)
 
 
@@ -225,7 +225,7 @@ def _form_regions(
         if x1 <= x0 or y1 <= y0 or not text_grid[y0:y1, x0:x1].any():
             continue
         first = len(regions)
-        for leaf in xy_cut_page(text_grid[y0:y1, x0:x1], gutter, 0.0, GRID_DPI):
+        for leaf in xy_cut_page(text_grid[y0:y1, x0:x1], gutter, 0.0, GRID_DPI, RENDERED_GUTTER_BANDS):
             part = Region(x0 + leaf.x0, y0 + leaf.y0, x0 + leaf.x1, y0 + leaf.y1)
             _add_text(regions, text_grid, part, factor)
         number = len(set(boxed.values()))
