@@ -35,17 +35,26 @@ PITCH, NUMBER_RIGHT = 30, 2200  # pixels at 300 dpi: the leaders' dots sit on on
 
 
 def _contents_page() -> Image.Image:
+    return _drawn_contents(ENTRIES, SANS, "Contents", dots_below=34, chapter_leaders=True)
+
+
+def _drawn_contents(
+    entries: list[tuple[int, str, int]], font_path: str, heading: str, dots_below: int, chapter_leaders: bool
+) -> Image.Image:
+    """A contents page at 300 dpi: entries indented by level, dots on one grid ``dots_below`` the
+    entry's top (TeX's leaders; none after a chapter's title unless ``chapter_leaders``) up to its
+    page number set flush right."""
     image = Image.new("L", (2550, 3300), 255)
     draw = ImageDraw.Draw(image)
-    font, title = ImageFont.truetype(SANS, 40), ImageFont.truetype(SANS, 64)
-    draw.text((300, 250), "Contents", font=title, fill=0)
+    font, title = ImageFont.truetype(font_path, 40), ImageFont.truetype(font_path, 64)
+    draw.text((300, 250), heading, font=title, fill=0)
     y = 450
-    for level, entry, number in ENTRIES:
+    for level, entry, number in entries:
         x = 300 + 90 * level
         draw.text((x, y), entry, font=font, fill=0)
         dot = (int(draw.textlength(entry, font=font)) + x + 2 * PITCH) // PITCH * PITCH
-        while dot < NUMBER_RIGHT - 90:
-            draw.ellipse((dot, y + 34, dot + 6, y + 40), fill=0)
+        while (level or chapter_leaders) and dot < NUMBER_RIGHT - 90:
+            draw.ellipse((dot, y + dots_below, dot + 6, y + dots_below + 6), fill=0)
             dot += PITCH
         draw.text((NUMBER_RIGHT - draw.textlength(str(number), font=font), y), str(number), font=font, fill=0)
         y += 90 if level or number == 1 else 110
@@ -143,21 +152,7 @@ HEADING = "目次"
 def _cjk_contents_page(entries: list[tuple[int, str, int]]) -> Image.Image:
     """A contents page as DBLaTeX sets one in Japanese or Chinese: spaced dots on one grid, page
     numbers set flush right, and no leader after a chapter's title."""
-    image = Image.new("L", (2550, 3300), 255)
-    draw = ImageDraw.Draw(image)
-    font, title = ImageFont.truetype(NOTO_CJK, 40), ImageFont.truetype(NOTO_CJK, 64)
-    draw.text((300, 250), HEADING, font=title, fill=0)
-    y = 450
-    for level, entry, number in entries:
-        x = 300 + 90 * level
-        draw.text((x, y), entry, font=font, fill=0)
-        dot = (int(draw.textlength(entry, font=font)) + x + 2 * PITCH) // PITCH * PITCH
-        while level and dot < NUMBER_RIGHT - 90:
-            draw.ellipse((dot, y + 44, dot + 6, y + 50), fill=0)
-            dot += PITCH
-        draw.text((NUMBER_RIGHT - draw.textlength(str(number), font=font), y), str(number), font=font, fill=0)
-        y += 90 if level or number == 1 else 110
-    return image
+    return _drawn_contents(entries, NOTO_CJK, HEADING, dots_below=44, chapter_leaders=False)
 
 
 def _cjk_entries(data: bytes, **options: object) -> list[tuple[str, bool, str]]:
