@@ -110,9 +110,11 @@ def _fine_baseline(
     fine_columns = ((x + columns)[:, None] * factor + np.arange(factor)).ravel()
     top = np.repeat((y + rows - 1) * factor, factor)
     window = top[None, :] + np.arange(3 * factor)[:, None]
-    inside = (window >= 0) & (window < gray.shape[0]) & (fine_columns < gray.shape[1])[None, :]
+    # Columns stay inside the page (the scaled page is a whole number of factors narrower); the
+    # window's rows may run past its top or bottom edge.
+    inside = (window >= 0) & (window < gray.shape[0])
     window = np.clip(window, 0, gray.shape[0] - 1)
-    fine = inside & (gray[window, np.minimum(fine_columns, gray.shape[1] - 1)[None, :]] <= threshold)
+    fine = inside & (gray[window, fine_columns[None, :]] <= threshold)
     found = fine.any(axis=0)
     last = fine.shape[0] - 1 - np.argmax(fine[::-1], axis=0)
     fine_rows = window[last, np.arange(window.shape[1])][found]
@@ -144,9 +146,10 @@ def _pooled(fits: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]])
 
 
 def line_slope(gray: npt.NDArray[np.uint8], threshold: int, dpi: int, limit: float) -> float | None:
-    """The median slope in degrees of the page's line-shaped pieces of ink, weighted by their
-    length, in ``straighten.estimate_skew``'s sense; None when the page has fewer than MIN_LINES of
-    them within ``limit`` degrees."""
+    """The slope in degrees of the page's line-shaped pieces of ink, in ``straighten.estimate_skew``'s
+    sense: their baselines pooled into one fit (``_pooled``) when MIN_LINES of them lie within
+    POOL_DEG of the pieces' median slope (weighted by their length), else that median; None when
+    the page has fewer than MIN_LINES pieces within ``limit`` degrees."""
     if threshold < 0:
         return None
     factor = max(1, dpi // LINE_DPI)
