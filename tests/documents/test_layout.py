@@ -15,7 +15,15 @@ from ocrqueue.documents.layout.blocks import reading_sort
 from ocrqueue.documents.layout.raster import analyse, find_rules
 from ocrqueue.documents.layout.straighten import Straightened, deskew
 from ocrqueue.documents.layout.tables import find_tables
-from ocrqueue.documents.layout.xycut import _any_band_has_gutter, _runs, margin_split, xy_cut, xy_cut_page
+from ocrqueue.documents.layout.xycut import (
+    GUTTER_BANDS,
+    WIDE_GUTTER_GAPS,
+    _any_band_has_gutter,
+    _runs,
+    margin_split,
+    xy_cut,
+    xy_cut_page,
+)
 from ocrqueue.documents.model import Line
 
 
@@ -152,7 +160,9 @@ def _open_sides(masks: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.nd
 def test_bands_with_a_gutter_found_at_once_as_band_by_band(mask: np.ndarray, min_gap: int, through: int) -> None:
     """The bands of rows between empty rows, each looked at alone: ``through`` neighbouring bands
     each with a run of at least ``min_gap`` empty columns between two inked ones, the runs sharing
-    at least half of ``min_gap`` columns (at least one)."""
+    at least half of ``min_gap`` columns (at least one); for three, two bands are enough when they
+    share ``WIDE_GUTTER_GAPS`` gaps that three bands reach into, and one or two when they are as
+    tall as three bands of the median height."""
     gaps = _runs(mask.any(axis=1))
     bands = [0, *[v for gap in gaps for v in gap], mask.shape[0]]
 
@@ -160,10 +170,20 @@ def test_bands_with_a_gutter_found_at_once_as_band_by_band(mask: np.ndarray, min
         return {c for start, end in _runs(band.any(axis=0)) if end - start >= min_gap for c in range(start, end)}
 
     columns = [gutter_columns(mask[bands[i] : bands[i + 1]]) for i in range(0, len(bands), 2)]
+    heights = [bands[i + 1] - bands[i] for i in range(0, len(bands), 2)]
+    enough = max(1, min_gap // 2)
     expected = any(
-        len(set.intersection(*columns[i : i + through])) >= max(1, min_gap // 2)
-        for i in range(len(columns) - through + 1)
+        len(set.intersection(*columns[i : i + through])) >= enough for i in range(len(columns) - through + 1)
     )
+    if through > GUTTER_BANDS:
+        tall = through * float(np.median(heights))
+        for fewer in range(1, through):
+            for i in range(len(columns) - fewer + 1):
+                shared = len(set.intersection(*columns[i : i + fewer]))
+                if fewer == GUTTER_BANDS and shared >= WIDE_GUTTER_GAPS * min_gap:
+                    gap = columns[i] & columns[i + 1]
+                    expected |= sum(len(c & gap) >= enough for c in columns) >= through
+                expected |= shared >= enough and sum(heights[i : i + fewer]) >= tall
     assert _any_band_has_gutter(mask, gaps, min_gap, through) == expected
 
 
@@ -189,6 +209,27 @@ def test_islands_side_by_side_are_read_left_first() -> None:
     left, right = (100, 306, 400, 500), (404, 300, 800, 510)  # too close for a gutter: one region
     layout = analyse(_page_with_boxes([left, right]), None, 100, [("formula", right), ("formula", left)])
     assert [i.box for i in layout.islands] == [left, right]
+
+
+def test_text_beside_an_island_too_close_for_a_gutter_is_read_around_it() -> None:
+    """A listing beside the output the layout model took for a figure, 0.08 in apart: one leaf,
+    whose rows were cut at the island's top and bottom, and the listing's lines with them. Its
+    text comes before the island, and text between two islands once, after the left one."""
+    prose = [(100, y, 800, y + 10) for y in (100, 120, 140)]
+    code = [(100, y, 380, y + 10) for y in range(200, 400, 20)]
+    figure = (388, 195, 800, 400)
+    drawing = (392, 199, 796, 396)
+    layout = analyse(_page_with_boxes([*prose, *code, drawing]), None, 100, [("figure", figure)])
+    beside = [r for r in layout.regions if r[1] >= 190 and r[3] <= 410]
+    assert len(beside) == 1 and beside[0][2] <= 388, layout.regions
+    assert layout.islands[0].box == figure and layout.island_after[0] == layout.regions.index(beside[0]) + 1
+
+    left, right = (100, 200, 300, 400), (500, 200, 800, 400)
+    between = [(320, y, 480, y + 10) for y in range(210, 390, 20)]
+    drawings = [(104, 204, 296, 396), (504, 204, 796, 396)]
+    layout = analyse(_page_with_boxes([*drawings, *between]), None, 100, [("figure", left), ("figure", right)])
+    beside = [r for r in layout.regions if r[1] >= 190 and r[3] <= 410]
+    assert len(beside) == 1 and beside[0][0] >= 300 and beside[0][2] <= 500, layout.regions
 
 
 def _notes_page(body_lines: int) -> np.ndarray:
@@ -260,3 +301,18 @@ def test_a_gap_in_a_long_first_line_over_short_lines_is_no_gutter() -> None:
     columns = mask.copy()
     columns[20:25, 162:190] = True  # the right side with two lines of its own: a column
     assert len(xy_cut_page(columns, 10, 0.0, 50)) == 2
+
+
+def test_text_beside_a_tall_island_is_a_column_of_its_own() -> None:
+    """Code beside a formula the layout model found: the island is solid ink in the mask, so its
+    rows and the code's make one band, and with three bands wanted that band was never cut; the
+    island's rows were then cut out of the region, the code beside it with them."""
+    mask = np.zeros((40, 100), dtype=bool)
+    for top in (0, 3, 6, 9):
+        mask[top : top + 2, 0:100] = True  # prose across the page
+    for top in range(14, 36, 3):
+        mask[top : top + 2, 0:35] = True  # code lines
+    mask[14:36, 60:100] = True  # the island, one band with the code
+    regions = xy_cut(mask, 10, bands=3)
+    assert any(r.x1 <= 35 and r.y0 >= 14 for r in regions), regions
+    assert any(r.x0 >= 60 and r.y0 >= 14 for r in regions), regions

@@ -286,7 +286,11 @@ def _place(
         for y0, y1, i, form in steps:
             _add_text(regions, text_grid, Region(leaf.x0, top, leaf.x1, y0 // factor), factor)
             if form is None:
+                left, right = _beside(leaf, [islands[k].box for k in inside], islands[i].box, top, factor)
+                if left is not None:
+                    _add_text(regions, text_grid, left, factor)
                 after[i] = len(regions)
+                _add_text(regions, text_grid, right, factor)
             else:
                 _form_regions(regions, boxed, form, text_grid, factor)
             top = max(top, -(-y1 // factor))
@@ -297,6 +301,24 @@ def _place(
     return RasterLayout(
         regions, [islands[i] for i in order], [after.get(i, len(regions)) for i in order], rules, form_boxes
     )
+
+
+def _beside(
+    leaf: Region, boxes: list[tuple[int, int, int, int]], box: tuple[int, int, int, int], top: int, factor: int
+) -> tuple[Region | None, Region]:
+    """The parts of ``leaf`` (cells) left and right of the island ``box`` (pixels, one of the
+    leaf's ``boxes``), over the island's rows from ``top`` on: text there is read before and after
+    the island. The leaf's rows are cut at the island's top and bottom, and a listing beside the
+    output the layout model took for a figure, with a gap too narrow for a gutter, was lost
+    (lshort-zh p. 43). The right part stops at the next island beside it, and a left part is only
+    looked for when no island lies left of this one: the text between two islands is read once."""
+    y0, y1 = max(top, box[1] // factor), -(-box[3] // factor)
+    level = [b for b in boxes if b != box and b[1] < box[3] and box[1] < b[3]]
+    right_end = min([b[0] // factor for b in level if b[0] >= box[2]], default=leaf.x1)
+    right = Region(-(-box[2] // factor), y0, max(-(-box[2] // factor), right_end), y1)
+    if any(b[2] <= box[0] for b in level):
+        return None, right
+    return Region(leaf.x0, y0, max(leaf.x0, box[0] // factor), y1), right
 
 
 def _side_by_side_left_first(order: list[int], islands: list[Island]) -> list[int]:

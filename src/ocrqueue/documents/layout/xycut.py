@@ -24,6 +24,16 @@ Mask = npt.NDArray[np.bool_]
 # 0.026 -> 0.028 (fop-cid-fonts p. 3 0 -> 0.23, an NCCN guideline's p. 17 0.10 -> 0.24).
 GUTTER_BANDS = 2
 RENDERED_GUTTER_BANDS = 3
+# Fewer bands are enough when two share a gap this many gutters wide that ``bands`` bands of the
+# region reach into, or when one or two are as tall as ``bands`` of the region's median band: no
+# gap between words is so wide, and no line or two of body type so tall. An example set beside
+# what it prints was read across, line by line: a few lines of code beside two lines of output
+# (lshort-zh p. 51, a gap 3.7 gutters wide), beside a title in large type two bands high
+# (lshort-vi p. 98); and code beside a formula the layout model found, one band with it, was lost
+# (the island's rows were cut out of the leaf, its side too). Two gutters wide cut the made
+# newspaper of test_newspaper_paragraphs again (its boundary F1 0.70 -> 0.58): a short last line
+# of a paragraph beside the next column leaves such a gap.
+WIDE_GUTTER_GAPS = 3
 
 
 @dataclass(frozen=True)
@@ -222,8 +232,10 @@ def _any_band_has_gutter(
     at least ``min_col_gap`` empty columns between their ink, the runs sharing at least half that
     width: columns go down more than one line. A lone wide gap is a gap between words (a short
     justified line in a newspaper's narrow column), and cutting there read each line of the column
-    as a region of its own. All bands at once (their column profiles in one reduction): a page of
-    text lines has dozens of bands, and numpy calls per band cost more than the cut itself."""
+    as a region of its own. With more than two ``bands_through``, fewer bands are enough when their
+    shared gap or their height is beyond a justified column's (``WIDE_GUTTER_GAPS``). All bands at
+    once (their column profiles in one reduction): a page of text lines has dozens of bands, and
+    numpy calls per band cost more than the cut itself."""
     starts = [0, *[end for _, end in gaps]]
     profiles = np.logical_or.reduceat(sub, starts, axis=0)
     rows, cols = np.nonzero(profiles)
@@ -233,12 +245,43 @@ def _any_band_has_gutter(
     gutters = np.zeros(profiles.shape, dtype=bool)
     for i in wide:
         gutters[rows[i], cols[i] + 1 : cols[i + 1]] = True
+    enough = max(1, min_col_gap // 2)
+    if np.any(_shared(gutters, bands_through) >= enough):
+        return True
+    if bands_through <= GUTTER_BANDS:
+        return False
+    if _wide_gutter_down(gutters, WIDE_GUTTER_GAPS * min_col_gap, enough, bands_through):
+        return True
+    heights = np.array([start for start, _ in gaps] + [sub.shape[0]]) - np.array(starts)
+    tall = bands_through * float(np.median(heights))
+    for fewer in range(1, min(bands_through, len(heights) + 1)):
+        height = np.convolve(heights, np.ones(fewer, dtype=int), mode="valid")
+        if np.any((_shared(gutters, fewer) >= enough) & (height >= tall)):
+            return True
+    return False
+
+
+def _wide_gutter_down(gutters: Mask, wide: int, enough: int, bands_through: int) -> bool:
+    """Whether two bands next to each other share a gap ``wide`` columns wide that ``bands_through``
+    bands in all have a part of (``enough`` columns), whatever lies between them: code beside its
+    output leaves bands with nothing on one side (lshort-zh p. 51), while two lines of code with a
+    comment each have the comments' gap to themselves (gnuplot p. 49, read code then comments)."""
+    pairs = gutters[1:] & gutters[:-1]
+    for pair in np.flatnonzero(np.count_nonzero(pairs, axis=1) >= wide):
+        if np.count_nonzero(np.count_nonzero(gutters & pairs[pair], axis=1) >= enough) >= bands_through:
+            return True
+    return False
+
+
+def _shared(gutters: Mask, bands_through: int) -> npt.NDArray[np.intp]:
+    """For each run of ``bands_through`` bands next to each other, how many empty columns lie
+    between ink in every one of them."""
     bands = len(gutters)
     through = gutters[bands_through - 1 :].copy()
     for k in range(1, bands_through):
         through &= gutters[bands_through - 1 - k : bands - k]
-    shared = np.count_nonzero(through, axis=1)
-    return bool(np.any(shared >= max(1, min_col_gap // 2)))
+    counts: npt.NDArray[np.intp] = np.count_nonzero(through, axis=1)
+    return counts
 
 
 @dataclass(frozen=True)
