@@ -16,6 +16,7 @@ from ocrqueue.documents.layout.raster import analyse, find_rules
 from ocrqueue.documents.layout.straighten import Straightened, deskew
 from ocrqueue.documents.layout.tables import find_tables
 from ocrqueue.documents.layout.xycut import (
+    EDGE_SLACK,
     GUTTER_BANDS,
     WIDE_GUTTER_GAPS,
     _any_band_has_gutter,
@@ -160,7 +161,8 @@ def _open_sides(masks: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.nd
 def test_bands_with_a_gutter_found_at_once_as_band_by_band(mask: np.ndarray, min_gap: int, through: int) -> None:
     """The bands of rows between empty rows, each looked at alone: ``through`` neighbouring bands
     each with a run of at least ``min_gap`` empty columns between two inked ones, the runs sharing
-    at least half of ``min_gap`` columns (at least one); for three, two bands are enough when they
+    at least half of ``min_gap`` columns (at least one), for three with a straight edge beside
+    the shared gap (``EDGE_SLACK``); for three, two bands are enough when they
     share ``WIDE_GUTTER_GAPS`` gaps that three bands reach into, and one or two when they are as
     tall as three bands of the median height."""
     gaps = _runs(mask.any(axis=1))
@@ -170,10 +172,20 @@ def test_bands_with_a_gutter_found_at_once_as_band_by_band(mask: np.ndarray, min
         return {c for start, end in _runs(band.any(axis=0)) if end - start >= min_gap for c in range(start, end)}
 
     columns = [gutter_columns(mask[bands[i] : bands[i + 1]]) for i in range(0, len(bands), 2)]
+    ink = [{int(c) for c in np.flatnonzero(mask[bands[i] : bands[i + 1]].any(axis=0))} for i in range(0, len(bands), 2)]
     heights = [bands[i + 1] - bands[i] for i in range(0, len(bands), 2)]
     enough = max(1, min_gap // 2)
+
+    def straight_edge(i: int) -> bool:
+        """Three bands' ink starts right of their shared gap, or ends left of it, in one column."""
+        common = set.intersection(*columns[i : i + through])
+        starts = [min((c for c in ink[k] if c > max(common)), default=mask.shape[1]) for k in range(i, i + through)]
+        ends = [max((c for c in ink[k] if c < min(common)), default=-1) for k in range(i, i + through)]
+        return max(starts) - min(starts) <= EDGE_SLACK or max(ends) - min(ends) <= EDGE_SLACK
+
     expected = any(
-        len(set.intersection(*columns[i : i + through])) >= enough for i in range(len(columns) - through + 1)
+        len(set.intersection(*columns[i : i + through])) >= enough and (through == GUTTER_BANDS or straight_edge(i))
+        for i in range(len(columns) - through + 1)
     )
     if through > GUTTER_BANDS:
         tall = through * float(np.median(heights))
@@ -316,3 +328,20 @@ def test_text_beside_a_tall_island_is_a_column_of_its_own() -> None:
     regions = xy_cut(mask, 10, bands=3)
     assert any(r.x1 <= 35 and r.y0 >= 14 for r in regions), regions
     assert any(r.x0 >= 60 and r.y0 >= 14 for r in regions), regions
+
+
+def test_a_river_down_a_justified_column_is_no_gutter() -> None:
+    """Three lines of a justified column whose spaces line up: the words right of the river start
+    in different columns and those left of it end in different columns. The same gap with the
+    lines right of it starting in one column is a gutter."""
+    river = np.zeros((11, 90), dtype=bool)
+    for top, (left_end, right_start) in zip((0, 4, 8), ((30, 52), (34, 49), (27, 55)), strict=True):
+        river[top : top + 3, 0:left_end] = True
+        river[top : top + 3, right_start:90] = True
+    gaps = _runs(river.any(axis=1))
+    assert not _any_band_has_gutter(river, gaps, 10, 3)
+    column = river.copy()
+    for top in (0, 4, 8):
+        column[top : top + 3, 36:] = False
+        column[top : top + 3, 50:90] = True
+    assert _any_band_has_gutter(column, gaps, 10, 3)

@@ -34,6 +34,8 @@ RENDERED_GUTTER_BANDS = 3
 # newspaper of test_newspaper_paragraphs again (its boundary F1 0.70 -> 0.58): a short last line
 # of a paragraph beside the next column leaves such a gap.
 WIDE_GUTTER_GAPS = 3
+# Cells by which the lines of a column may start (or end) apart and still make a straight edge.
+EDGE_SLACK = 2
 
 
 @dataclass(frozen=True)
@@ -246,10 +248,10 @@ def _any_band_has_gutter(
     for i in wide:
         gutters[rows[i], cols[i] + 1 : cols[i + 1]] = True
     enough = max(1, min_col_gap // 2)
-    if np.any(_shared(gutters, bands_through) >= enough):
-        return True
     if bands_through <= GUTTER_BANDS:
-        return False
+        return bool(np.any(_shared(gutters, bands_through) >= enough))
+    if _aligned_gutter(profiles, gutters, bands_through, enough):
+        return True
     if _wide_gutter_down(gutters, WIDE_GUTTER_GAPS * min_col_gap, enough, bands_through):
         return True
     heights = np.array([start for start, _ in gaps] + [sub.shape[0]]) - np.array(starts)
@@ -257,6 +259,26 @@ def _any_band_has_gutter(
     for fewer in range(1, min(bands_through, len(heights) + 1)):
         height = np.convolve(heights, np.ones(fewer, dtype=int), mode="valid")
         if np.any((_shared(gutters, fewer) >= enough) & (height >= tall)):
+            return True
+    return False
+
+
+def _aligned_gutter(profiles: Mask, gutters: Mask, bands_through: int, enough: int) -> bool:
+    """Whether ``bands_through`` bands next to each other share a gap (``enough`` columns) with a
+    straight edge beside it: the ink right of it starts, or the ink left of it ends, in the same
+    column (within ``EDGE_SLACK``) in all of them, as a column's lines do. A river of spaces down a
+    justified column is ragged on both sides (the made newspaper of test_newspaper_paragraphs:
+    "regards   disclaiming" was read as two columns of one word)."""
+    shared = _shared(gutters, bands_through)
+    columns = np.arange(profiles.shape[1])
+    for window in np.flatnonzero(shared >= enough):
+        through = gutters[window : window + bands_through]
+        common = np.logical_and.reduce(through, axis=0)
+        first, last = int(np.argmax(common)), profiles.shape[1] - 1 - int(np.argmax(common[::-1]))
+        bands = profiles[window : window + bands_through]
+        starts = np.where(bands & (columns > last), columns, profiles.shape[1]).min(axis=1)
+        ends = np.where(bands & (columns < first), columns, -1).max(axis=1)
+        if np.ptp(starts) <= EDGE_SLACK or np.ptp(ends) <= EDGE_SLACK:
             return True
     return False
 
