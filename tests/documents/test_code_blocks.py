@@ -128,3 +128,20 @@ def test_a_lone_line_fitting_a_pitch_between_prose_is_prose_unless_it_reads_as_c
     ]
     assert mark_monospace([lines[1]])[0].monospace
     assert [ln.monospace for ln in mark_monospace(lines)] == [False, code, False]
+
+
+def _large(line: str, y: float) -> Line:
+    """A line of ``_words`` set at twice the size: pitch 12, boxes 20 high."""
+    small = _words(line, 12.0, y)
+    words = tuple(Word(w.text, BBox(w.bbox.x0, y, w.bbox.x1, y + 20)) for w in small.words)
+    return Line(small.text, BBox(small.bbox.x0, y, small.bbox.x1, y + 20), 0.9, words)
+
+
+@pytest.mark.parametrize(("text", "code"), [("Modified version of the", False), ("make install DESTDIR=/tmp", True)])
+def test_lines_in_large_type_are_monospace_only_when_they_read_as_code(text: str, code: bool) -> None:
+    """A headline's lines of a few words fit a pitch by chance, and one headline came back as two
+    titles: its lines that fitted one were set apart from those that did not."""
+    line = _large(text, 0.0)
+    assert mark_monospace([line])[0].monospace
+    assert mark_monospace([line], body=10.0)[0].monospace is code
+    assert mark_monospace([line], body=18.0)[0].monospace

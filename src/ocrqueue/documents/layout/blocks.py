@@ -38,6 +38,9 @@ FORMULA_MAX_WIDTH = 0.7  # share of the column's width
 # because the column's extent is that of its lines, whose right ends are ragged.
 FORMULA_MAX_OFF_CENTRE = 0.15
 PROSE_MIN_WORDS = 8
+# Large type in more lines than this is a title only when it is not prose: a headline wraps to
+# four lines in a newspaper's narrow column, a slide's points in large type are sentences.
+TITLE_MAX_LINES = 3
 PROSE_END = re.compile(r"(?:[.!?,;:]|[^\W\d_A-Z\u00c0-\u00de])[\"'\u201d\u2019)]*$")
 TITLE_RATIO = 1.3
 H1_RATIO = 1.8
@@ -194,7 +197,7 @@ def classify(
         return "list", None
     if is_display_formula(lines, column):
         return "formula", None
-    if body > 0 and size >= body * TITLE_RATIO and len(lines) <= 3:
+    if body > 0 and size >= body * TITLE_RATIO and (len(lines) <= TITLE_MAX_LINES or not is_prose(lines)):
         return "title", 1 if size >= body * H1_RATIO else 2
     return "text", None
 

@@ -27,6 +27,10 @@ NEIGHBOUR_BEARINGS = (-0.15, 0.65)  # stricter for a short line judged by a neig
 MAX_WIDTH_ERROR = 0.35  # in pitches: a word's width against pitch x characters (less bearings)
 MAX_GRID_ERROR = 0.45  # in pitches: the distance between two words' starts against whole characters
 LISTING_MONOSPACE_SHARE = 0.8  # lines in a fixed-pitch font that make a group of lines a listing
+# Lines set this many times larger than the body text are headings, never monospace unless they
+# read as code: a newspaper's headline of a few words fits a pitch by chance, and its lines that
+# did were set apart from those that did not, one headline read as two (made newspaper, dev).
+LARGE_TYPE = 1.3
 
 
 def char_pitch(lines: Sequence[Sequence[Word]]) -> float:
@@ -70,10 +74,11 @@ def _verdict(words: Sequence[Word]) -> bool | None:
     return pitch > 0 and _fits_pitch(words, pitch, OWN_BEARINGS)
 
 
-def mark_monospace(lines: Sequence[Line]) -> list[Line]:
+def mark_monospace(lines: Sequence[Line], body: float = 0.0) -> list[Line]:
     """OCR lines (in reading order) with ``monospace`` set where their words keep a regular
     pitch. A line too short to tell on its own (a lone ``make``, ``./configure --prefix=/usr``) is
-    monospace when it fits the pitch of the nearest such line within a few line heights."""
+    monospace when it fits the pitch of the nearest such line within a few line heights. With the
+    page's ``body`` size, lines in type ``LARGE_TYPE`` times larger are not, unless they read as code."""
     rows = [[w for w in line.words if w.text] for line in lines]
     verdicts = [_verdict(words) for words in rows]
     fixed = [(line, char_pitch([words])) for line, words, v in zip(lines, rows, verdicts, strict=True) if v]
@@ -83,6 +88,8 @@ def mark_monospace(lines: Sequence[Line]) -> list[Line]:
             near, pitch = min(fixed, key=lambda f: _distance(line, f[0]))
             close = _distance(line, near) <= NEIGHBOUR_LINES * near.bbox.height
             verdict = close and _fits_pitch(words, pitch, NEIGHBOUR_BEARINGS)
+        large = body > 0 and (line.font_size or line.bbox.height) >= LARGE_TYPE * body
+        verdict = verdict and not (large and not reads_as_code([line]))
         out.append(Line(line.text, line.bbox, line.confidence, line.words, line.font_size, bool(verdict)))
     return [
         replace(line, monospace=False) if 0 < i < len(out) - 1 and _lone_pitch(out[i - 1], line, out[i + 1]) else line

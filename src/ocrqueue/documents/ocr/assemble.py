@@ -153,12 +153,12 @@ def region_blocks(
         elif figure:
             out.append([figures.add(box, lines)])
         else:
-            chunks = at_notes(mark_monospace(text), notes)
+            chunks = at_notes(mark_monospace(text, body), notes)
             blocks = [b for chunk in chunks for b in build_blocks(chunk, page.height, body)]
             if layout.form_boxes and layout.form_boxes[k] >= 0:
                 blocks = [_not_title(b) for b in blocks]
             out.append([_relabel(b, captions, page.scale) for b in blocks])
-    return out, build_blocks(mark_monospace(reading_sort(notes)), page.height, body)
+    return out, build_blocks(mark_monospace(reading_sort(notes), body), page.height, body)
 
 
 IslandTask = Literal["text", "formula", "table"]
@@ -187,7 +187,7 @@ def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: Islan
     if island.kind == "figure":
         labels, _ = reader.read(island, "text")
         if holds_running_text(labels, body):
-            return build_blocks(mark_monospace(reading_sort(labels)), page.height, body or body_size(labels))
+            return build_blocks(mark_monospace(reading_sort(labels), body), page.height, body or body_size(labels))
         return [figures.add(island.box, labels)]
     if island.kind == "formula":
         lines, latex = reader.read(island, "formula")
@@ -196,7 +196,7 @@ def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: Islan
     if island.grid is None:
         lines, _ = reader.read(island, "table")
         if is_contents(lines):
-            return build_blocks(mark_monospace(reading_sort(lines)), page.height, body or body_size(lines))
+            return build_blocks(mark_monospace(reading_sort(lines), body), page.height, body or body_size(lines))
         return whitespace_table(lines, bbox)
     block, drawing = reader.ruled_table(island, island.grid)
     if block.table is not None and not any(c.text for c in block.table.cells):
