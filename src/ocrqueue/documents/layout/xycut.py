@@ -269,11 +269,10 @@ def _aligned_gutter(profiles: Mask, gutters: Mask, bands_through: int, enough: i
     column (within ``EDGE_SLACK``) in all of them, as a column's lines do. A river of spaces down a
     justified column is ragged on both sides (the made newspaper of test_newspaper_paragraphs:
     "regards   disclaiming" was read as two columns of one word)."""
-    shared = _shared(gutters, bands_through)
+    through = _through(gutters, bands_through)
     columns = np.arange(profiles.shape[1])
-    for window in np.flatnonzero(shared >= enough):
-        through = gutters[window : window + bands_through]
-        common = np.logical_and.reduce(through, axis=0)
+    for window in np.flatnonzero(np.count_nonzero(through, axis=1) >= enough):
+        common = through[window]
         first, last = int(np.argmax(common)), profiles.shape[1] - 1 - int(np.argmax(common[::-1]))
         bands = profiles[window : window + bands_through]
         starts = np.where(bands & (columns > last), columns, profiles.shape[1]).min(axis=1)
@@ -288,21 +287,27 @@ def _wide_gutter_down(gutters: Mask, wide: int, enough: int, bands_through: int)
     bands in all have a part of (``enough`` columns), whatever lies between them: code beside its
     output leaves bands with nothing on one side (lshort-zh p. 51), while two lines of code with a
     comment each have the comments' gap to themselves (gnuplot p. 49, read code then comments)."""
-    pairs = gutters[1:] & gutters[:-1]
+    pairs = _through(gutters, 2)
     for pair in np.flatnonzero(np.count_nonzero(pairs, axis=1) >= wide):
         if np.count_nonzero(np.count_nonzero(gutters & pairs[pair], axis=1) >= enough) >= bands_through:
             return True
     return False
 
 
-def _shared(gutters: Mask, bands_through: int) -> npt.NDArray[np.intp]:
-    """For each run of ``bands_through`` bands next to each other, how many empty columns lie
-    between ink in every one of them."""
+def _through(gutters: Mask, bands_through: int) -> Mask:
+    """For each run of ``bands_through`` bands next to each other (by its first band), the empty
+    columns between ink in every one of them."""
     bands = len(gutters)
     through = gutters[bands_through - 1 :].copy()
     for k in range(1, bands_through):
         through &= gutters[bands_through - 1 - k : bands - k]
-    counts: npt.NDArray[np.intp] = np.count_nonzero(through, axis=1)
+    return through
+
+
+def _shared(gutters: Mask, bands_through: int) -> npt.NDArray[np.intp]:
+    """For each run of ``bands_through`` bands next to each other, how many empty columns lie
+    between ink in every one of them."""
+    counts: npt.NDArray[np.intp] = np.count_nonzero(_through(gutters, bands_through), axis=1)
     return counts
 
 

@@ -185,14 +185,10 @@ def holds_han(
     if len(poor) < MIXED_MIN_POOR_LINES:
         return False
     needed = 1 if len(poor) >= POOR_LINE_SHARE * len(lines) else MIXED_MIN_HAN_LINES
-    step = max(1, len(poor) / PROBE_LINES)
-    sample = [poor[int(i * step)] for i in range(min(len(poor), PROBE_LINES))]
     languages = languages_to_ask(HAN, engine.capabilities.languages)
     found = 0
-    for line in sample:
-        box = line.bbox.scaled(scale)
-        crop, _, _ = padded_crop(image, (int(box.x0), int(box.y0), int(box.x1) + 1, int(box.y1) + 1))
-        out = engine.recognize(crop, RecognitionRequest(languages, "text", round(scale * 72)))
+    for line in _spread(poor):
+        out = engine.recognize(_line_crop(image, scale, line), RecognitionRequest(languages, "text", round(scale * 72)))
         found += holds_script("Han", scripts_in("".join(ln.text for ln in out.lines)))
         if found >= needed:
             return True
@@ -262,14 +258,17 @@ def _poor_in_letters(line: Line) -> bool:
     return bool(lettered) and sum(lettered) / len(lettered) < POOR_LINE_CONFIDENCE
 
 
+def _line_crop(image: Image.Image, scale: float, line: Line) -> Image.Image:
+    """A line's crop of the page (its box in points, ``scale`` pixels a point), padded."""
+    box = line.bbox.scaled(scale)
+    crop, _, _ = padded_crop(image, (int(box.x0), int(box.y0), int(box.x1) + 1, int(box.y1) + 1))
+    return crop
+
+
 def _script_of_lines(image: Image.Image, scale: float, lines: list[Line], detector: OrientationDetector) -> str | None:
     """The script OSD names for ``lines`` stacked into one image, when it is one with a model other
     than Latin and Han and two of the lines, each read on its own with it and Latin, hold it."""
-    crops = []
-    for line in lines:
-        box = line.bbox.scaled(scale)
-        crop, _, _ = padded_crop(image, (int(box.x0), int(box.y0), int(box.x1) + 1, int(box.y1) + 1))
-        crops.append(crop.convert("L"))
+    crops = [_line_crop(image, scale, line).convert("L") for line in lines]
     stacked = Image.new("L", (max(c.width for c in crops), sum(c.height for c in crops)), 255)
     top = 0
     for crop in crops:
