@@ -3,10 +3,12 @@ entry to its page number (or a form's label to its blank). An engine reads such 
 ("2... ee", "oaa"), and the layout, which sees the dots as too little ink, cuts the row in three:
 entry, dots, and a column of page numbers read after the entries. A row of dots found here becomes
 one word, its dots as printed, with the role "leader", and the line holding it stays one line from
-entry to number (ocr/whole_page.py). A dev reference manual's contents pages read 0.57-0.78 CER."""
+entry to number (ocr/whole_page.py). A dev reference manual's contents pages read 0.57-0.78 CER.
+A form's guide, dots 9 to 14 pt apart from a line's label to its box, is painted out and makes no word."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 from collections.abc import Sequence
@@ -25,6 +27,13 @@ MAX_DOT_ASPECT = 2.0  # of a dot's longer side to its shorter
 MIN_DOT_FILL = 0.4  # of its box a dot's ink fills: a dot is solid, a comma's tail or a tilde is not
 MIN_DOTS = 8  # in a row: an ellipsis has three, a leader tens
 PERIOD_IN = (0.015, 0.12)  # centre to centre, in inches
+# Dots farther apart, up to 14.4 pt, are a form's guide from a label to its box (the IRS draws
+# its guides 12 pt apart, as paths: no text in the layer). An engine reads them as letters
+# ("ee", "esa ee Siig eed"); they are painted out and no word is made of them.
+GUIDE_PITCH_IN = 0.2
+# A guide's row is dots on blank paper: ink beside them within this many dot heights above their
+# bottoms (digits on either side of decimal points in a row of numbers) makes it no guide.
+GUIDE_CLEAR = 4.0
 PERIOD_SLACK = 0.2  # of the row's first period, how far each next one may differ (scans jitter)
 BASELINE_IN = 0.01  # how far apart the bottoms of one row's dots may lie, in inches
 SPACED = 1.5  # dots whose gap is this many dot widths or more are written ". . .", else "..."
@@ -41,6 +50,7 @@ class Leader:
     dots: int
     pitch: float
     spaced: bool
+    guide: bool = False
 
     @property
     def text(self) -> str:
@@ -57,7 +67,18 @@ def find_leaders(ink: Mask, dpi: int, pieces: Pieces | None = None) -> list[Lead
     dot = (short >= lo) & (long <= hi) & (long <= MAX_DOT_ASPECT * short) & (area >= MIN_DOT_FILL * w * h)
     boxes = [BBox(float(x[i]), float(y[i]), float(x[i] + w[i]), float(y[i] + h[i])) for i in np.flatnonzero(dot)]
     tolerance = max(1.0, BASELINE_IN * dpi)
-    return [leader for row in _rows(boxes, tolerance) for leader in _runs(row, dpi)]
+    return [leader for row in _rows(boxes, tolerance) for leader in _runs(row, dpi, ink)]
+
+
+def _on_blank_paper(ink: Mask, dots: Sequence[BBox]) -> bool:
+    """Whether the paper between each two dots, from their bottom up ``GUIDE_CLEAR`` dot heights,
+    is blank (a pixel's fringe of the dots aside): between a row's decimal points stand digits."""
+    for a, b in itertools.pairwise(dots):
+        height = max(a.height, b.height)
+        y0, y1 = max(0, int(min(a.y1, b.y1) - GUIDE_CLEAR * height)), int(max(a.y1, b.y1))
+        if np.count_nonzero(ink[y0:y1, int(a.x1) + 1 : int(b.x0) - 1]) > height:
+            return False
+    return True
 
 
 def _rows(dots: list[BBox], tolerance: float) -> list[list[BBox]]:
@@ -71,9 +92,9 @@ def _rows(dots: list[BBox], tolerance: float) -> list[list[BBox]]:
     return [sorted(row, key=lambda b: b.x0) for row in rows if len(row) >= MIN_DOTS]
 
 
-def _runs(row: list[BBox], dpi: int) -> list[Leader]:
+def _runs(row: list[BBox], dpi: int, ink: Mask) -> list[Leader]:
     """The runs of a row's dots at an even pitch."""
-    lo, hi = (p * dpi for p in PERIOD_IN)
+    lo, hi = PERIOD_IN[0] * dpi, GUIDE_PITCH_IN * dpi
     found: list[Leader] = []
     start = 0
     while start < len(row) - 1:
@@ -84,7 +105,9 @@ def _runs(row: list[BBox], dpi: int) -> list[Leader]:
         if end - start + 1 >= MIN_DOTS and lo <= pitch <= hi:
             dots = row[start : end + 1]
             width = statistics.median(b.width for b in dots)
-            found.append(Leader(union(dots), len(dots), pitch, pitch - width >= SPACED * width))
+            spaced, guide = pitch - width >= SPACED * width, pitch > PERIOD_IN[1] * dpi
+            if not guide or _on_blank_paper(ink, dots):
+                found.append(Leader(union(dots), len(dots), pitch, spaced, guide))
             start = end + 1
         else:
             start += 1
@@ -133,7 +156,7 @@ def _joined(lines: Sequence[Line], leaders: Sequence[Leader], dpi: int) -> list[
     """The lines of ``mark_leaders``, each with the index in ``lines`` of its first part."""
     out = [(line, i) for i, line in enumerate(lines)]
     reach = JOIN_IN * dpi
-    for leader in leaders:
+    for leader in (leader for leader in leaders if not leader.guide):
         box = leader.box
         level = [i for i, (line, _) in enumerate(out) if line.text.strip() and _level(box, line)]
         over = [i for i in level if _overlap(out[i][0].bbox, box) > leader.pitch]
