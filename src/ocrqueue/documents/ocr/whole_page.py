@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import cv2
@@ -24,7 +24,7 @@ from PIL import Image
 from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox, PixelBox, share_inside
 from ocrqueue.documents.layout.blocks import body_size
-from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, table_text
+from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
 from ocrqueue.documents.layout.checkboxes import find_checkboxes, mark_checkboxes
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.gate import needs_layout_model
@@ -41,7 +41,7 @@ from ocrqueue.documents.layout.rows import merge_rows, split_line
 from ocrqueue.documents.layout.straighten import ink_pieces
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
-from ocrqueue.documents.model import Block, Line, Word
+from ocrqueue.documents.model import Block, Line, Table, Word
 from ocrqueue.documents.ocr.assemble import (
     Figures,
     IslandTask,
@@ -55,6 +55,7 @@ from ocrqueue.documents.ocr.assemble import (
     region_blocks,
     to_points,
 )
+from ocrqueue.documents.ocr.table_cells import cells_read_again
 from ocrqueue.documents.resources import PipelineResources
 
 
@@ -338,14 +339,17 @@ class _IslandWords:
     """An island's text from the page's one reading: the words that fell in it, whatever it holds."""
 
     def __init__(self, page: OcrPage, pieces: list[Line]) -> None:
-        self.scale = page.scale
+        self.page, self.scale = page, page.scale
         self.lines = [to_points(ln, 0, 0, page.scale) for ln in merge_rows(pieces)]
 
     def read(self, island: Island, task: IslandTask) -> tuple[list[Line], str | None]:
         return self.lines, None
 
     def ruled_table(self, island: Island, grid: TableGrid) -> tuple[Block, list[Line]]:
+        """Its cells filled with the words that fell in them, those left unsure or empty read again
+        (ocr/table_cells.py)."""
         cells = grid_cells_to_points(grid, self.scale)
-        table = fill_table(grid.n_rows, grid.n_cols, cells, (w for ln in self.lines for w in ln.words))
+        texts = cells_read_again(self.page, grid, cells, [w for ln in self.lines for w in ln.words])
+        table = Table(grid.n_rows, grid.n_cols, tuple(replace(c, text=t) for c, t in zip(cells, texts, strict=True)))
         bbox = BBox(grid.x0, grid.y0, grid.x1, grid.y1).scaled(1 / self.scale)
         return Block("table", bbox, table_text(table), mean_confidence(self.lines), (), table=table), self.lines
