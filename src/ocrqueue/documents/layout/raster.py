@@ -6,7 +6,7 @@ takes a few milliseconds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import cv2
@@ -35,7 +35,8 @@ IslandKind = Literal["table", "figure", "formula"]
 @dataclass(frozen=True)
 class Island:
     """A non-text area placed in the reading order: a ruled table (with its grid), or a figure or
-    formula found by the layout model. Boxes are in full-resolution pixels."""
+    formula found by the layout model (a figure holding a ruled grid has it too). Boxes are in
+    full-resolution pixels."""
 
     kind: IslandKind
     box: tuple[int, int, int, int]
@@ -166,7 +167,8 @@ def analyse(
 ) -> RasterLayout:
     """Text regions and islands from the page's ink and its ``rules`` (None: tables are not
     looked for); ``detected`` adds figures, formulas and unruled tables from a layout model. A
-    ruled grid lying inside a detected figure is a chart, not a table."""
+    ruled grid lying inside a detected figure is the figure's ``grid``: a chart's, or a table's
+    the model took for a picture, told apart by the words read in its cells (ocr/assemble.py)."""
     islands = [Island(kind, box) for kind, box in detected or [] if kind != "table"]
     rule_mask = rules.mask if rules is not None else np.zeros_like(page.ink)
     forms: list[TableGrid] = []
@@ -174,11 +176,16 @@ def analyse(
         # A grid of one column is a box round text (a listing, an example), read as text.
         for t in (t for t in rules.grids if t.n_cols > 1):
             box = (t.x0, t.y0, t.x1, t.y1)
-            if not any(i.kind == "figure" and share_inside(box, i.box) > 0.5 for i in islands):
-                if is_form(t.n_rows, t.n_cols, len(t.cells)):
-                    forms.append(t)
-                else:
-                    islands.append(Island("table", box, t))
+            figures = [k for k, i in enumerate(islands) if i.kind == "figure" and share_inside(box, i.box) > 0.5]
+            holder = figures[0] if figures else None
+            if holder is not None:
+                # A chart's grid, or a table the model took for a picture: told apart once read.
+                if islands[holder].grid is None:
+                    islands[holder] = replace(islands[holder], grid=t)
+            elif is_form(t.n_rows, t.n_cols, len(t.cells)):
+                forms.append(t)
+            else:
+                islands.append(Island("table", box, t))
         # Tables the model sees without a ruled grid (whitespace or booktabs style) keep no grid:
         # their columns are found from word positions after OCR.
         ruled = [i.box for i in islands if i.kind == "table"] + [_box(f) for f in forms]
@@ -243,7 +250,11 @@ def _apart(islands: list[Island]) -> list[Island]:
     own, so two over one area gave its text twice."""
     ranked = sorted(
         islands,
-        key=lambda i: (i.grid is None, ISLAND_PRIORITY[i.kind], -(i.box[2] - i.box[0]) * (i.box[3] - i.box[1])),
+        key=lambda i: (
+            i.kind != "table" or i.grid is None,
+            ISLAND_PRIORITY[i.kind],
+            -(i.box[2] - i.box[0]) * (i.box[3] - i.box[1]),
+        ),
     )
     kept: list[Island] = []
     for island in ranked:

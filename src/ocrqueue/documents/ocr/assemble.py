@@ -15,7 +15,7 @@ from ocrqueue.documents.geometry import BBox, PixelBox, union
 from ocrqueue.documents.input.images import png_bytes
 from ocrqueue.documents.layout.aligned_columns import aligned_tables
 from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block, holds_running_text, reading_sort
-from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, table_text
+from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.leaders import is_contents, unread_after_leaders, words_of
@@ -181,13 +181,16 @@ class IslandReader(Protocol):
 def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: IslandReader, body: float) -> list[Block]:
     """The blocks of a figure, formula or table the layout found, whichever way it was read. A
     figure holding running text of the page's ``body`` size is read as text: the layout model
-    sometimes calls a page of prose or a back cover a figure; and a table without rules whose
-    lines lead to their page numbers is a list of contents (it took a Chinese one for a table)."""
+    sometimes calls a page of prose or a back cover a figure; a figure whose ruled grid holds its
+    words row by row is a table (``fills_grid``); and a table without rules whose lines lead to
+    their page numbers is a list of contents (it took a Chinese one for a table)."""
     bbox = BBox(*island.box).scaled(1 / page.scale)
     if island.kind == "figure":
         labels, _ = reader.read(island, "text")
         if holds_running_text(labels, body):
             return build_blocks(mark_monospace(reading_sort(labels), body), page.height, body or body_size(labels))
+        if island.grid is not None and fills_grid(labels, grid_cells_to_points(island.grid, page.scale)):
+            return [reader.ruled_table(island, island.grid)[0]]
         return [figures.add(island.box, labels)]
     if island.kind == "formula":
         lines, latex = reader.read(island, "formula")
@@ -202,6 +205,23 @@ def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: Islan
     if block.table is not None and not any(c.text for c in block.table.cells):
         return [figures.add(island.box, drawing)]  # a grid of lines with no text in it is a drawing, not a table
     return [block]
+
+
+GRID_ROWS_WITH_WORDS = 0.5  # of a figure's ruled grid's rows holding a word: a table's
+GRID_WORDS = 0.6  # of a figure's words inside its grid's cells: a table's (a chart's labels are outside)
+
+
+def fills_grid(lines: Sequence[Line], cells: Sequence[TableCell]) -> bool:
+    """Whether the words of ``lines`` fill a ruled grid (``cells``, points) as a table's do: half
+    its rows or more hold a word, and most of the words lie in its cells. A chart's grid holds
+    its bars and lines, its labels stand round it; the layout model took a scanned form's table
+    of labels, its rules grey hairlines, for a figure."""
+    words = [w for ln in lines for w in ln.words if w.text.strip()]
+    inside = [next((c for c in cells if c.bbox.contains_center_of(w.bbox)), None) for w in words]
+    rows = {c.row for c in cells}
+    filled = {c.row for c in inside if c is not None}
+    held = sum(c is not None for c in inside)
+    return len(rows) >= 2 and len(filled) >= GRID_ROWS_WITH_WORDS * len(rows) and held >= GRID_WORDS * len(words)
 
 
 def in_reading_order(

@@ -123,7 +123,7 @@ def _with_row_grids(
     of, takes its place; ruled tables and formulas keep their words."""
     if page.rules is None:  # tables are not looked for
         return layout, {}
-    ruled = [i.box for i in layout.islands if i.kind == "formula" or i.grid is not None]
+    ruled = [i.box for i in layout.islands if i.kind == "formula" or (i.kind == "table" and i.grid is not None)]
     found = row_grid_tables(
         [to_points(ln, 0, 0, page.scale) for ln in lines], [BBox(*box).scaled(1 / page.scale) for box in ruled]
     )
