@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from generate import CODE_AFTER, CODE_BEFORE, CODE_LINES, ENGLISH, code_page, code_pdf, encode, text_page
+from PIL import Image
 
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
-from ocrqueue.documents.model import Line, Word
-from ocrqueue.documents.ocr.assemble import whitespace_table
+from ocrqueue.documents.layout.raster import Island
+from ocrqueue.documents.layout.straighten import deskew
+from ocrqueue.documents.model import Block, Line, Word
+from ocrqueue.documents.ocr.assemble import Figures, OcrPage, island_blocks, whitespace_table
 
 from .helpers import run
 
@@ -145,3 +149,43 @@ def test_lines_in_large_type_are_monospace_only_when_they_read_as_code(text: str
     assert mark_monospace([line])[0].monospace
     assert mark_monospace([line], body=10.0)[0].monospace is code
     assert mark_monospace([line], body=18.0)[0].monospace
+
+
+class LinesRead:
+    """An island reader that gives the lines an engine read inside an island (points)."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.lines = lines
+
+    def read(self, island: Island, task: str) -> tuple[list[Line], str | None]:
+        return self.lines, None
+
+    def ruled_table(self, island: Island, grid: object) -> tuple[Block, list[Line]]:
+        raise AssertionError("a figure has no grid")
+
+
+def _figure_blocks(lines: list[Line]) -> list[Block]:
+    """The blocks of a figure island over the whole of a blank letter page at 100 dpi, its labels ``lines``."""
+    dpi = 100
+    straight = deskew(Image.fromarray(np.full((1100, 850), 255, np.uint8)), dpi)
+    page = OcrPage(0, 1100 * 72 / dpi, straight, None, dpi, dpi / 72, None, ("eng",))  # type: ignore[arg-type]
+    return island_blocks(page, Island("figure", (0, 0, 850, 1100)), Figures(page), LinesRead(lines), 10.0)
+
+
+def test_an_example_the_layout_model_calls_a_figure_is_read_as_code_then_its_output() -> None:
+    """The layout model calls many a framed LaTeX example a figure; its labels read in one
+    reading order interleaved the source and the output line by line (lshort-zh p. 43 scan:
+    CER 0.17)."""
+    lines = [_cell_line(src, out, 20.0 * i) for i, (src, out) in enumerate(zip(SOURCE, OUTPUT, strict=True))]
+    code, output = _figure_blocks(lines)
+    assert code.type == "code" and [" ".join(line.split()) for line in code.text.split("\n")] == SOURCE
+    assert output.type == "figure" and output.text.split("\n") == [out for out in OUTPUT if out]
+    assert output.image is not None and output.bbox.x0 > code.bbox.x1
+
+
+def test_a_diagram_with_labels_in_two_columns_stays_one_figure() -> None:
+    labels = [("Input queue", "Workers"), ("Store", ""), ("Results", "Events")]
+    lines = [_cell_line(left, right, 20.0 * i) for i, (left, right) in enumerate(labels)]
+    (figure,) = _figure_blocks(lines)
+    assert figure.type == "figure"
+    assert figure.text == "Input queue Workers\nStore\nResults Events"
