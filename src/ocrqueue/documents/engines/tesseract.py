@@ -144,6 +144,8 @@ ARMENIAN_MODEL = "Armenian"
 ARMENIAN_AND = re.compile("(?<!\\S)\u0576(?!\\S)")
 # Scripts whose models name a bracket of a right-to-left run as meant, not as drawn (logical_line.logical_order).
 RIGHT_TO_LEFT_SCRIPTS = frozenset({"Arabic", "Hebrew", "Syriac", "Thaana"})
+# Models for text set in vertical columns: their pages' lines stand upright on their side by design.
+VERTICAL_MODEL_SUFFIX = "_vert"
 
 
 def find_tessdata() -> str:
@@ -251,6 +253,9 @@ class TesseractEngine:
             api.Recognize()
             lines = _lines(api)
             glyphs = _last_glyphs(api) if any(m in PARTICLE_MODELS for m in request.languages) else {}
+            sideways = _sideways_lines(api) if psm == tesserocr.PSM.AUTO and not _reads_vertical(request) else set()
+        if sideways:
+            lines = self._sideways_read_upright(gray, lines, sideways, lang, dpi)
         own = [
             lang
             for lang in request.languages
@@ -310,6 +315,32 @@ class TesseractEngine:
         text = _in_place(line, words) if stolen.pieces else " ".join(w.text for w in words)
         return Line(text, line.bbox, line.confidence, tuple(words), line.font_size)
 
+    def _sideways_read_upright(
+        self, gray: Image.Image, lines: list[Line], sideways: set[BBox], lang: str, dpi: int
+    ) -> list[Line]:
+        """``lines``, those Tesseract read turned on their side (their boxes in ``sideways``)
+        read again upright as a block, each group of them that stand side by side together, where
+        that reading is the more confident. On an upright page Tesseract takes a narrow column of
+        numbers (a table's row numbers 1 to 24) for lines of text turned 90 degrees, one per column
+        of digits, and reads "CONDUBWNPR"; a label really set sideways (a chart's axis title) reads
+        worse upright and stays as it was read."""
+        turned = [ln for ln in lines if ln.bbox in sideways]
+        out = [ln for ln in lines if ln.bbox not in sideways]
+        for group in _side_by_side(turned):
+            box = union(ln.bbox for ln in group)
+            pad = max(2, round(min(ln.bbox.width for ln in group) / 2))
+            x0, y0 = max(0, int(box.x0) - pad), max(0, int(box.y0) - pad)
+            x1, y1 = min(gray.width, int(box.x1) + pad), min(gray.height, int(box.y1) + pad)
+            with self._borrow(lang, tesserocr.PSM.SINGLE_BLOCK) as api:
+                api.SetImage(gray.crop((x0, y0, x1, y1)))
+                api.SetSourceResolution(dpi)
+                api.Recognize()
+                upright = [_shifted(ln, x0, y0) for ln in _lines(api) if ln.text.strip()]
+            read = [w for ln in upright for w in ln.words]
+            was = [w for ln in group for w in ln.words]
+            out.extend(upright if read and _mean_confidence(read) > _mean_confidence(was) else group)
+        return out
+
     def _read_alone(
         self, gray: Image.Image, line: Line, box: BBox, lang: str, dpi: int, until: float | None = None
     ) -> list[Word]:
@@ -331,6 +362,53 @@ class TesseractEngine:
             api.SetSourceResolution(dpi)
             api.Recognize()
             return [w for ln in _lines(api) for w in ln.words]
+
+
+def _reads_vertical(request: RecognitionRequest) -> bool:
+    return any(lang.endswith(VERTICAL_MODEL_SUFFIX) for lang in request.languages)
+
+
+def _sideways_lines(api: tesserocr.PyTessBaseAPI) -> set[BBox]:
+    """The boxes of the text lines Tesseract's page layout found turned on their side (their
+    block's orientation other than upright), as ``_lines`` gives them."""
+    out: set[BBox] = set()
+    it = api.GetIterator()
+    if it is None:
+        return out
+    for line in tesserocr.iterate_level(it, tesserocr.RIL.TEXTLINE):
+        box = line.BoundingBox(tesserocr.RIL.TEXTLINE)
+        if box and line.Orientation()[0] != tesserocr.Orientation.PAGE_UP:
+            out.add(BBox(*(float(v) for v in box)))
+    return out
+
+
+def _side_by_side(lines: list[Line]) -> list[list[Line]]:
+    """Lines grouped where their boxes overlap or stand less than their width apart: the columns
+    of digits of one column of numbers."""
+    groups: list[list[Line]] = []
+    for line in sorted(lines, key=lambda ln: ln.bbox.x0):
+        near = [g for g in groups if any(_beside(line.bbox, other.bbox) for other in g)]
+        merged = [line, *(ln for g in near for ln in g)]
+        groups = [g for g in groups if g not in near] + [merged]
+    return groups
+
+
+def _beside(a: BBox, b: BBox) -> bool:
+    reach = max(a.width, b.width)
+    return a.x0 - reach <= b.x1 and b.x0 - reach <= a.x1 and a.y0 <= b.y1 and b.y0 <= a.y1
+
+
+def _shifted(line: Line, dx: float, dy: float) -> Line:
+    """A line read in a crop at (dx, dy), in the page's pixels."""
+
+    def move(b: BBox) -> BBox:
+        return BBox(b.x0 + dx, b.y0 + dy, b.x1 + dx, b.y1 + dy)
+
+    return replace(line, bbox=move(line.bbox), words=tuple(replace(w, bbox=move(w.bbox)) for w in line.words))
+
+
+def _mean_confidence(words: tuple[Word, ...] | list[Word]) -> float:
+    return sum(w.confidence or 0.0 for w in words) / max(1, len(words))
 
 
 def _last_glyphs(api: tesserocr.PyTessBaseAPI) -> dict[BBox, tuple[str, BBox]]:
