@@ -146,6 +146,7 @@ ARMENIAN_AND = re.compile("(?<!\\S)\u0576(?!\\S)")
 RIGHT_TO_LEFT_SCRIPTS = frozenset({"Arabic", "Hebrew", "Syriac", "Thaana"})
 # Models for text set in vertical columns: their pages' lines stand upright on their side by design.
 VERTICAL_MODEL_SUFFIX = "_vert"
+SAME_ROWS = 0.8  # share of the taller line's rows two sideways lines of one column of numbers share
 
 
 def find_tessdata() -> str:
@@ -394,8 +395,12 @@ def _side_by_side(lines: list[Line]) -> list[list[Line]]:
 
 
 def _beside(a: BBox, b: BBox) -> bool:
+    """Whether two sideways lines are columns of digits of one column of numbers: less than a
+    line's width apart, and each over most of the other's rows (a label set sideways beside the
+    column is no part of it)."""
     reach = max(a.width, b.width)
-    return a.x0 - reach <= b.x1 and b.x0 - reach <= a.x1 and a.y0 <= b.y1 and b.y0 <= a.y1
+    shared = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return a.x0 - reach <= b.x1 and b.x0 - reach <= a.x1 and shared >= SAME_ROWS * max(a.height, b.height)
 
 
 def _shifted(line: Line, dx: float, dy: float) -> Line:
