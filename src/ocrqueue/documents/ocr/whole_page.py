@@ -55,6 +55,7 @@ from ocrqueue.documents.ocr.assemble import (
     region_blocks,
     to_points,
 )
+from ocrqueue.documents.ocr.raster_bullets import find_bullets, mark_bullets
 from ocrqueue.documents.ocr.table_cells import cells_read_again
 from ocrqueue.documents.resources import PipelineResources
 
@@ -77,12 +78,13 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
     pieces = ink_pieces(page.ink)
     leaders = find_leaders(page.ink, page.dpi, pieces)
     checkboxes = find_checkboxes(page.ink, page.dpi, pieces)
+    bullets = find_bullets(page.dpi, pieces)
     del pieces
     image, dx, dy = _engine_view(page, leaders)
     lines = page.engine.recognize(image, RecognitionRequest(page.languages, "page", page.dpi)).lines
     if dx or dy:
         lines = tuple(moved(ln, dx, dy) for ln in lines)
-    lines = mark_checkboxes(lines, checkboxes)
+    lines = mark_bullets(mark_checkboxes(lines, checkboxes), bullets)
     lines = numbers_after_leaders(page, mark_leaders(lines, leaders, page.dpi))
     layout, detected = pending.result()
     if not is_vertical(lines):

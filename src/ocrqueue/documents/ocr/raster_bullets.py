@@ -1,0 +1,69 @@
+"""Bullets on a rendered page: a list's disc or square, a solid piece of ink just left of an
+item's first word. Tesseract reads one as "e", "©" or "¢" (layout/blocks.py puts "•" back when
+two lines begin so) or leaves it out, and then the items run together as one paragraph (a
+slide's five points, rendered from Chromium, came back as one block with "e" before the first).
+A solid mark found in the ink before a line's first word makes that line start with "•" (a word
+with the role "bullet", as a bullet the text layer draws: input/drawn_bullets.py), and the
+list rules take it from there."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.input.drawn_bullets import BULLET, with_drawn_bullets
+from ocrqueue.documents.layout.blocks import BULLET_MISREADS
+from ocrqueue.documents.layout.rows import with_words
+from ocrqueue.documents.layout.straighten import Pieces
+from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.text import mostly_wide
+
+SIDE_IN = (0.03, 0.15)  # a bullet's side in inches: smaller is a full stop, larger a block of ink
+MAX_ASPECT = 1.4  # of the longer side to the shorter
+MIN_FILL = 0.6  # of its box a disc (0.79) or a square (1.0) fills; a ring, a letter or a frame less
+MIN_SIDE = 0.25  # of the line's height: a full stop of the column to the left is smaller
+
+
+def find_bullets(dpi: int, pieces: Pieces) -> list[BBox]:
+    """Solid round or square pieces of ink of a bullet's size (pixels)."""
+    lo, hi = (side * dpi for side in SIDE_IN)
+    _, stats = pieces
+    x, y, w, h, area = (stats[:, i] for i in range(5))
+    short, long = np.minimum(w, h), np.maximum(w, h)
+    found = np.flatnonzero((short >= lo) & (long <= hi) & (long <= MAX_ASPECT * short) & (area >= MIN_FILL * w * h))
+    return [BBox(float(x[i]), float(y[i]), float(x[i] + w[i]), float(y[i] + h[i])) for i in found if i > 0]
+
+
+def mark_bullets(lines: Sequence[Line], marks: Sequence[BBox]) -> tuple[Line, ...]:
+    """``lines`` (pixels) with "•" before each whose first word a mark stands in front of, or was
+    read from the mark (a misread the engine gave for it, replaced). A mark inside another word
+    (a dot in a letter, a full stop) or before a line of Chinese or Japanese is no bullet."""
+    if not marks:
+        return tuple(lines)
+    out = [_misread_replaced(line, marks) for line in lines]
+    words = [w.bbox for line in out for w in line.words if w.role != "bullet"]
+    free = [m for m in marks if not any(b.intersection(m) > 0 for b in words)]
+    latin = [ln for ln in out if ln.words and not mostly_wide(ln.text)]
+    marked = with_drawn_bullets(latin, [m for m in free if _sized_for(m, latin)])
+    replaced = {id(before): after for before, after in zip(latin, marked, strict=True)}
+    return tuple(replaced.get(id(ln), ln) for ln in out)
+
+
+def _sized_for(mark: BBox, lines: Sequence[Line]) -> bool:
+    return any(
+        ln.bbox.y0 <= mark.cy <= ln.bbox.y1 and min(mark.width, mark.height) >= MIN_SIDE * ln.bbox.height
+        for ln in lines
+    )
+
+
+def _misread_replaced(line: Line, marks: Sequence[BBox]) -> Line:
+    """The line with its first word, when it is a bullet misread lying on a mark, as "•"."""
+    if not line.words or line.words[0].text not in BULLET_MISREADS or len(line.words) < 2:
+        return line
+    first = line.words[0]
+    mark = next((m for m in marks if first.bbox.intersection(m) >= 0.5 * m.area), None)
+    if mark is None:
+        return line
+    return with_words(line, [Word(BULLET, mark, first.confidence, role="bullet"), *line.words[1:]])
