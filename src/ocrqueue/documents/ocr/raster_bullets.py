@@ -43,7 +43,7 @@ def mark_bullets(lines: Sequence[Line], marks: Sequence[BBox]) -> tuple[Line, ..
     if not marks:
         return tuple(lines)
     out = [_misread_replaced(line, marks) for line in lines]
-    words = [w.bbox for line in out for w in line.words if w.role != "bullet"]
+    words = [w.bbox for line in out for w in line.words if w.text != BULLET]
     free = [m for m in marks if not any(b.intersection(m) > 0 for b in words)]
     latin = [ln for ln in out if ln.words and not mostly_wide(ln.text)]
     marked = with_drawn_bullets(latin, [m for m in free if _sized_for(m, latin)])
@@ -59,11 +59,12 @@ def _sized_for(mark: BBox, lines: Sequence[Line]) -> bool:
 
 
 def _misread_replaced(line: Line, marks: Sequence[BBox]) -> Line:
-    """The line with its first word, when it is a bullet misread lying on a mark, as "•"."""
+    """The line with its first word, when it is a bullet misread lying on a mark, as "•": a word
+    the engine read, as layout/blocks.py's ``restore_bullets`` gives it (no role: it may be a
+    character of the page's text)."""
     if not line.words or line.words[0].text not in BULLET_MISREADS or len(line.words) < 2:
         return line
     first = line.words[0]
-    mark = next((m for m in marks if first.bbox.intersection(m) >= 0.5 * m.area), None)
-    if mark is None:
+    if not any(first.bbox.intersection(m) >= 0.5 * m.area for m in marks):
         return line
-    return with_words(line, [Word(BULLET, mark, first.confidence, role="bullet"), *line.words[1:]])
+    return with_words(line, [Word(BULLET, first.bbox, first.confidence), *line.words[1:]])
