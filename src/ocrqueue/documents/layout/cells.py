@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.blocks import reading_sort
@@ -28,13 +28,20 @@ def grid_cells_to_points(grid: TableGrid, scale: float, dx: float = 0.0, dy: flo
     ]
 
 
-def fill_table(n_rows: int, n_cols: int, cells: list[TableCell], words: Iterable[Word]) -> Table:
+def words_by_cell(cells: Sequence[TableCell], words: Iterable[Word]) -> list[list[Word]]:
+    """The words whose centre lies in each cell, in ``cells``' order (a word in the first cell
+    that holds it)."""
     buckets: list[list[Word]] = [[] for _ in cells]
     for word in words:
         for i, cell in enumerate(cells):
             if cell.bbox.contains_center_of(word.bbox):
                 buckets[i].append(word)
                 break
+    return buckets
+
+
+def fill_table(n_rows: int, n_cols: int, cells: list[TableCell], words: Iterable[Word]) -> Table:
+    buckets = words_by_cell(cells, words)
     filled = []
     for cell, bucket in zip(cells, buckets, strict=True):
         # Words of one cell may sit on several rows: order them like lines.

@@ -21,6 +21,7 @@ from PIL import Image
 
 from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.layout.blocks import reading_sort
+from ocrqueue.documents.layout.cells import words_by_cell
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Line, TableCell, Word
@@ -38,12 +39,7 @@ GAP_IN = 0.12  # white paper between two cells in the strip, and around it
 def cells_read_again(page: OcrPage, grid: TableGrid, cells: Sequence[TableCell], words: Sequence[Word]) -> list[str]:
     """The text of each of ``cells`` (points; ``grid``'s, in its order) from ``words`` (points),
     with the unsure cells and those with ink and no words read again (module docstring)."""
-    buckets: list[list[Word]] = [[] for _ in cells]
-    for word in words:
-        for i, cell in enumerate(cells):
-            if cell.bbox.contains_center_of(word.bbox):
-                buckets[i].append(word)
-                break
+    buckets = words_by_cell(cells, words)
     texts = [_text(bucket) for bucket in buckets]
     # A check box or leader the page's reading found keeps its cell as read.
     unsure = [
