@@ -73,7 +73,9 @@ class Rules:
 def find_rules(page: Straightened, dpi: int) -> Rules:
     """Horizontal and vertical rules, and the ruled tables they make up."""
     factor = max(1, round(dpi / GRID_DPI))
-    h_rules = _long_runs_near(page, factor, max(8, int(H_RULE_MIN_IN * dpi)), axis=1)
+    h_rules = _rules_not_headlines(
+        _long_runs_near(page, factor, max(8, int(H_RULE_MIN_IN * dpi)), axis=1), page.ink, dpi
+    )
     # A table needs two horizontal rules: without them the vertical pass is not worth its time.
     two_rows = np.count_nonzero(np.diff(h_rules.any(axis=1).astype(np.int8), prepend=0) == 1) >= 2
     if not two_rows:
@@ -116,6 +118,63 @@ def _faint_row_rules(gray: npt.NDArray[np.uint8], grids: list[TableGrid], thicke
         thin[0] = False
         out[grid.y0 : grid.y1 + 1, grid.x0 : grid.x1 + 1] = thin[labels]
     return out
+
+
+# The headline of a script that hangs its letters from a line (Devanagari's shirorekha; Bengali's
+# and Gurmukhi's too) runs as far as a rule under a long word (0.5 in at 11 pt), and was painted out
+# before the engine read the page: the words came apart into their letters' lower halves, which
+# the Devanagari model read as Latin junk or digits ("प्रणालीसँग अन्तरक्रिया" as "yuni Aaisha"; dev
+# gnome-control-center ne p. 1 scanned, CER 0.18, 0.01 read bare). A run is a headline when the ink
+# joined to it hangs below it, from ``HEADLINE_GAP_IN`` to ``HEADLINE_DEPTH_IN`` under it, along
+# ``HEADLINE_BELOW`` of its length or more, while the ink joined to it above it does so along
+# less than ``HEADLINE_ABOVE`` (a run through the middle of a line of text or a drawing has ink on
+# both sides), and it is no thicker than a rule. The headlines on the dev Devanagari pages hang
+# 0.6-0.76 of their length; a table's rules, under 0.1 (only the vertical rules crossing them).
+HEADLINE_GAP_IN = 0.01
+HEADLINE_DEPTH_IN = 0.05
+HEADLINE_BELOW = 0.5
+HEADLINE_ABOVE = 0.5
+
+
+def _rules_not_headlines(h_rules: Mask, ink: Mask, dpi: int) -> Mask:
+    """The horizontal runs that are not the headline of a line of letters hanging from it."""
+    if not h_rules.any():
+        return h_rules
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(h_rules.view(np.uint8), connectivity=8)
+    gap, depth = max(1, round(HEADLINE_GAP_IN * dpi)), max(3, round(HEADLINE_DEPTH_IN * dpi))
+    thickest = max(3, round(RULE_MAX_THICK_IN * dpi))
+    out = h_rules.copy()
+    for i in range(1, count):
+        x, y, w, h = (int(v) for v in stats[i, :4])
+        if h > thickest:
+            continue
+        own = labels[y : y + h, x : x + w] == i
+        if _hanging(ink, h_rules, own, (x, y), (gap, depth), below=True) < HEADLINE_BELOW:
+            continue
+        if _hanging(ink, h_rules, own, (x, y), (gap, depth), below=False) >= HEADLINE_ABOVE:
+            continue
+        out[y : y + h, x : x + w] &= ~own
+    return out
+
+
+def _hanging(ink: Mask, h_rules: Mask, own: Mask, at_xy: tuple[int, int], reach: tuple[int, int], below: bool) -> float:
+    """The share of a run's columns (``own``, its pixels in its box at ``at_xy``) where ink joined
+    to it and in no horizontal run (``h_rules``) lies ``reach`` (gap, depth) pixels below it
+    (``below``) or above it: a double rule's other line (LaTeX's ``\\hline\\hline``, joined to it
+    by the vertical rules or an arrow's head) is a run, a letter hanging from a headline is not."""
+    (x, y), (gap, depth) = at_xy, reach
+    h, w = own.shape
+    if below:
+        top, bottom = y, min(ink.shape[0], y + h + gap + depth)
+        at, band = 0, slice(h + gap, None)
+    else:
+        top, bottom = max(0, y - gap - depth), y + h
+        at, band = y - top, slice(0, max(0, y - top - gap))
+    region = np.ascontiguousarray(ink[top:bottom, x : x + w]).view(np.uint8)
+    _, joined = cv2.connectedComponents(region, connectivity=8)
+    touching = np.unique(joined[at : at + h][own])
+    hangs = np.isin(joined[band], touching[touching > 0]) & ~h_rules[top:bottom, x : x + w][band]
+    return float(hangs.any(axis=0).mean()) if hangs.size else 0.0
 
 
 def _rules_not_stems(v_rules: Mask, h_rules: Mask, long: int, tol: int) -> Mask:
