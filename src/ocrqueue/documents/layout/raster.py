@@ -125,14 +125,17 @@ def _faint_row_rules(gray: npt.NDArray[np.uint8], grids: list[TableGrid], thicke
 # before the engine read the page: the words came apart into their letters' lower halves, which
 # the Devanagari model read as Latin junk or digits ("प्रणालीसँग अन्तरक्रिया" as "yuni Aaisha"; dev
 # gnome-control-center ne p. 1 scanned, CER 0.18, 0.01 read bare). A run is a headline when the ink
-# joined to it hangs below it, from ``HEADLINE_GAP_IN`` to ``HEADLINE_DEPTH_IN`` under it, along
-# ``HEADLINE_BELOW`` of its length or more, while the ink joined to it above it does so along
-# less than ``HEADLINE_ABOVE`` (a run through the middle of a line of text or a drawing has ink on
-# both sides), and it is no thicker than a rule. The headlines on the dev Devanagari pages hang
-# 0.6-0.76 of their length; a table's rules, under 0.1 (only the vertical rules crossing them).
+# joined to it, and in no run itself, hangs below it (from ``HEADLINE_GAP_IN`` to
+# ``HEADLINE_DEPTH_IN`` under it) along a share of its length within ``HEADLINE_BELOW``, while the
+# ink joined to it above it does so along less than ``HEADLINE_ABOVE`` (a run through the middle
+# of a line of text or a drawing has ink on both sides), and it is no thicker than a rule. The 148
+# headlines of 0.5 in or more on the dev Devanagari pages, clean and scanned, hang along 0.54-0.83
+# of their length, 0.41 at most above; letters leave gaps between them, so ink along nearly all of
+# a run is a shape under it (the top of a filled table header with its white title, a dev
+# Brazilian bill: 1.0); a ruled table's rules hang only where its vertical rules cross them.
 HEADLINE_GAP_IN = 0.01
 HEADLINE_DEPTH_IN = 0.05
-HEADLINE_BELOW = 0.5
+HEADLINE_BELOW = (0.5, 0.9)
 HEADLINE_ABOVE = 0.5
 
 
@@ -149,7 +152,8 @@ def _rules_not_headlines(h_rules: Mask, ink: Mask, dpi: int) -> Mask:
         if h > thickest:
             continue
         own = labels[y : y + h, x : x + w] == i
-        if _hanging(ink, h_rules, own, (x, y), (gap, depth), below=True) < HEADLINE_BELOW:
+        low, high = HEADLINE_BELOW
+        if not low <= _hanging(ink, h_rules, own, (x, y), (gap, depth), below=True) < high:
             continue
         if _hanging(ink, h_rules, own, (x, y), (gap, depth), below=False) >= HEADLINE_ABOVE:
             continue
