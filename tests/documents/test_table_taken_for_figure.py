@@ -102,3 +102,18 @@ def test_a_charts_grid_inside_a_figure_stays_a_figure(model_asked: None) -> None
     with PipelineResources(layout_model=lambda: FigureThere(box)) as resources:
         blocks = run(_png(image), resources).pages[0].blocks
     assert [b.type for b in blocks] == ["figure"]
+
+
+TOTAL = "Total due 48.07"
+
+
+def test_text_inside_the_figure_beside_the_grid_is_kept(model_asked: None) -> None:
+    """A receipt the layout model calls a figure holds its total below the items' grid: taken for
+    the grid's table, the figure lost it."""
+    image, (x0, y0, x1, y1) = _form()
+    ImageDraw.Draw(image).text((LEFT + 20, y1 + 40), TOTAL, font=ImageFont.truetype(SERIF, 40), fill=0)
+    with PipelineResources(layout_model=lambda: FigureThere((x0, y0, x1, y1 + 140))) as resources:
+        blocks = run(_png(image), resources).pages[0].blocks
+    types = [b.type for b in blocks]
+    assert "table" in types and types.index("table") < len(types) - 1, types
+    assert " ".join(blocks[-1].text.split()) == TOTAL

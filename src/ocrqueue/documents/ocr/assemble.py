@@ -189,8 +189,10 @@ def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: Islan
         labels, _ = reader.read(island, "text")
         if holds_running_text(labels, body):
             return build_blocks(mark_monospace(reading_sort(labels), body), page.height, body or body_size(labels))
-        if island.grid is not None and fills_grid(labels, grid_cells_to_points(island.grid, page.scale)):
-            return [reader.ruled_table(island, island.grid)[0]]
+        cells = grid_cells_to_points(island.grid, page.scale) if island.grid is not None else []
+        if island.grid is not None and fills_grid(labels, cells):
+            table = reader.ruled_table(island, island.grid)[0]
+            return _with_text_round(table, _outside(labels, cells), page.height, body)
         example = source_beside_output(labels)
         if example is not None:
             source, output = example
@@ -212,6 +214,30 @@ def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: Islan
     if block.table is not None and not any(c.text for c in block.table.cells):
         return [figures.add(island.box, drawing)]  # a grid of lines with no text in it is a drawing, not a table
     return [block]
+
+
+def _outside(lines: Sequence[Line], cells: Sequence[TableCell]) -> list[Line]:
+    """The parts of ``lines`` whose words lie in none of ``cells``."""
+    out = []
+    for line in lines:
+        words = [w for w in line.words if not any(c.bbox.contains_center_of(w.bbox) for c in cells)]
+        if words:
+            out.append(split_line(line, words))
+    return out
+
+
+def _with_text_round(table: Block, lines: list[Line], page_height: float, body: float) -> list[Block]:
+    """A figure's ruled table with the figure's text outside the grid before and after it, by
+    where it stands: a receipt the layout model calls a figure holds its shop's name above the
+    items' grid and its total below, which were lost with the figure."""
+    if not lines:
+        return [table]
+    size = body or body_size(lines)
+    above = [ln for ln in lines if ln.bbox.cy < table.bbox.cy]
+    below = [ln for ln in lines if ln.bbox.cy >= table.bbox.cy]
+    before = build_blocks(mark_monospace(reading_sort(above), size), page_height, size) if above else []
+    after = build_blocks(mark_monospace(reading_sort(below), size), page_height, size) if below else []
+    return [*before, table, *after]
 
 
 GRID_ROWS_WITH_WORDS = 0.5  # of a figure's ruled grid's rows holding a word: a table's
