@@ -45,10 +45,13 @@ def mark_bullets(lines: Sequence[Line], marks: Sequence[BBox]) -> tuple[Line, ..
     out = [_misread_replaced(line, marks) for line in lines]
     words = [w.bbox for line in out for w in line.words if w.text != BULLET]
     free = [m for m in marks if not any(b.intersection(m) > 0 for b in words)]
-    latin = [ln for ln in out if ln.words and not mostly_wide(ln.text)]
-    marked = with_drawn_bullets(latin, [m for m in free if _sized_for(m, latin)])
-    replaced = {id(before): after for before, after in zip(latin, marked, strict=True)}
-    return tuple(replaced.get(id(ln), ln) for ln in out)
+    latin = [ln for ln in out if _may_hold_bullet(ln)]
+    sized = [m for m in free if _sized_for(m, latin)]
+    return tuple(with_drawn_bullets([ln], sized)[0] if _may_hold_bullet(ln) else ln for ln in out)
+
+
+def _may_hold_bullet(line: Line) -> bool:
+    return bool(line.words) and not mostly_wide(line.text)
 
 
 def _sized_for(mark: BBox, lines: Sequence[Line]) -> bool:
