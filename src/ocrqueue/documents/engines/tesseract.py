@@ -24,6 +24,12 @@ from PIL import Image
 
 from ocrqueue.documents.bidi import has_rtl
 from ocrqueue.documents.engines.base import EngineCapabilities, EngineOutput, Orientation, RecognitionRequest
+from ocrqueue.documents.engines.latin_taken import (
+    LATIN_TAKEN_MODELS,
+    REREAD_WITH,
+    is_taken_candidate,
+    latin_reading_kept,
+)
 from ocrqueue.documents.errors import InvalidOptionsError
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.logical_line import logical_order
@@ -264,6 +270,9 @@ class TesseractEngine:
         ]
         if own:
             lines = [self._stolen_words_read_again(gray, line, own[0], dpi, glyphs) for line in lines]
+        taken = _latin_taken_model(request.languages)
+        if taken is not None and REREAD_WITH in self.installed:
+            lines = [self._latin_taken_read_again(gray, line, taken, dpi) for line in lines]
         lines = [pieces_joined(line) for line in lines]
         if dpi != request.dpi:
             lines = [_scaled_line(line, request.dpi / dpi) for line in lines]
@@ -316,6 +325,27 @@ class TesseractEngine:
         text = _in_place(line, words) if stolen.pieces else " ".join(w.text for w in words)
         return Line(text, line.bbox, line.confidence, tuple(words), line.font_size)
 
+    def _latin_taken_read_again(self, gray: Image.Image, line: Line, model: str, dpi: int) -> Line:
+        """``line`` with the Latin words the script ``model`` took for its own read again alone with
+        English, and that reading kept where latin_taken.py says so; the line as it was when no
+        word changed."""
+        script = script_read_by(model)
+        words = list(line.words)
+        changed = False
+        for i, word in enumerate(words):
+            if not is_taken_candidate(word.text, script, word.confidence):
+                continue
+            read = self._read_alone(gray, line, word.bbox, REREAD_WITH, dpi)
+            if len(read) != 1:
+                continue
+            latin = read[0]
+            if latin_reading_kept(word.text, word.confidence, latin.text, latin.confidence or 0.0):
+                words[i] = Word(latin.text, word.bbox, latin.confidence)
+                changed = True
+        if not changed:
+            return line
+        return Line(_in_place(line, words), line.bbox, line.confidence, tuple(words), line.font_size)
+
     def _sideways_read_upright(
         self, gray: Image.Image, lines: list[Line], sideways: set[BBox], lang: str, dpi: int
     ) -> list[Line]:
@@ -363,6 +393,14 @@ class TesseractEngine:
             api.SetSourceResolution(dpi)
             api.Recognize()
             return [w for ln in _lines(api) for w in ln.words]
+
+
+def _latin_taken_model(languages: tuple[str, ...]) -> str | None:
+    """The script model of ``LATIN_TAKEN_MODELS`` among ``languages`` when a Latin model is read
+    beside it (the page is expected to quote Latin words); None otherwise."""
+    if not {"Latin", "eng"}.intersection(languages):
+        return None
+    return next((lang for lang in languages if lang in LATIN_TAKEN_MODELS), None)
 
 
 def _reads_vertical(request: RecognitionRequest) -> bool:
