@@ -66,6 +66,7 @@ def test_a_word_alike_in_both_alphabets_stays_in_the_script_read() -> None:
     assert is_taken_candidate("на", "Cyrillic", 0.8)
     assert not latin_reading_kept("на", 0.8, "Ha", 0.95)
     assert not latin_reading_kept("ТЕХ", 0.8, "TEX", 0.95)
+    assert not latin_reading_kept("Сброс", 0.88, "C6poc", 0.9)
     assert latin_reading_kept("РУР:", 0.89, "DVD:", 0.96)
 
 

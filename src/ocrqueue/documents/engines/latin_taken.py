@@ -31,11 +31,12 @@ REREAD_WITH = "eng"
 # ``LATIN_KEPT`` and when surer than the script model's reading.
 TAKEN_BELOW = 0.9
 LATIN_KEPT = 0.85
-# Latin letters and the Cyrillic letters drawn the same: a word read either way alike stays in the
-# page's script ("ТЕХ" read again as "TEX", "на" as "Ha"): no reading can tell them apart.
+# Latin letters (and digits) and the Cyrillic letters drawn the same: a word read either way alike
+# stays in the page's script ("ТЕХ" read again as "TEX", "на" as "Ha", "Сброс" as "C6poc" in a bold
+# menu label of a dev Russian help page): no reading can tell them apart.
 _LOOKALIKES = str.maketrans(
-    "AaBbCcEeHhIiJjKkMOoPpSsTXxYy",
-    "АаВьСсЕеНһІіЈјКкМОоРрЅѕТХхУу",
+    "AaBbCcEeHhIiJjKkMOoPpSsTXxYy63",
+    "АаВьСсЕеНһІіЈјКкМОоРрЅѕТХхУубз",
 )
 
 
