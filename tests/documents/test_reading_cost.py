@@ -166,7 +166,9 @@ def test_a_cyrillic_page_with_lines_of_code_is_not_sent_for_a_second_look() -> N
     tesseract = NotingTesseract(TesseractEngine())
     with registered_engine("tesseract", lambda: tesseract):
         page = run(_png(script_page(CYRILLIC_WITH_CODE, "Cyrillic")), layout_model=False).pages[0]
-    assert page.scripts[0] == "Cyrillic" and page.languages[0] == "Cyrillic"
+    # Its commands read in Latin letters (engines/latin_taken.py), the page holds more Latin
+    # letters than Cyrillic ones: Latin is named first, and it is read with the Cyrillic model.
+    assert set(page.scripts) == {"Cyrillic", "Latin"} and page.languages[0] == "Cyrillic"
     read = next(i for i, call in enumerate(tesseract.calls) if call[:2] == ("recognize", "Cyrillic"))
     assert ("orientation",) in tesseract.calls[:read]
     assert ("orientation",) not in tesseract.calls[read:]
