@@ -15,6 +15,7 @@ from ocrqueue.documents.layout.rows import with_words
 from ocrqueue.documents.layout.straighten import Pieces, ink_pieces
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.scripts import scripts_of_languages
 from ocrqueue.documents.text import mostly_wide
 
 # A box's side, in inches: from a small check box (6.5 pt) to a large one. Smaller, a serif "o" or
@@ -31,6 +32,7 @@ BOX_LIKE = frozenset("[]|_()0OoDdCcUuIl1!□■☐☑☒'\"`-")
 TICKED_LIKE = BOX_LIKE | frozenset("XxKkVvYy✓✔✗✘*+")
 MAX_WORD_WIDTH = 1.6  # of the box's width a word it is read as spans at most
 EMPTY, MARKED = "☐", "☒"
+WIDE_SCRIPTS = frozenset({"Han", "Japanese", "Hangul"})
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,25 @@ def _stands_on(box: BBox, line: Line) -> bool:
         and line.bbox.x0 - GAP_BEFORE_LINE * box.width <= box.x0 <= line.bbox.x1
         and not any(w.bbox.intersection(box) > 0 for w in line.words)
     )
+
+
+def frames_painted(languages: tuple[str, ...]) -> bool:
+    """Whether the frames of a page read with ``languages`` may be painted out before it is read:
+    not when the page is read for Chinese, Japanese or Korean (口, 回 and Hangul's ㅁ are frames of
+    ink too), nor for an engine asked for no languages (RapidOCR reads Chinese)."""
+    return bool(languages) and not WIDE_SCRIPTS & set(scripts_of_languages(languages))
+
+
+def frame_bands(boxes: Sequence[Checkbox], margin: int) -> list[tuple[int, int, int, int]]:
+    """The four bands along each box's edges (pixels, widened by ``margin``) its frame is drawn in:
+    what is inside (a tick, a cross, a letter in a comb field) is left to be read."""
+    bands = []
+    for checkbox in boxes:
+        x0, y0, x1, y1 = (round(v) for v in checkbox.box)
+        band = max(1, round(FRAME_BAND * min(x1 - x0, y1 - y0))) + margin
+        x0, y0, x1, y1 = x0 - margin, y0 - margin, x1 + margin, y1 + margin
+        bands += [(x0, y0, x1, y0 + band), (x0, y1 - band, x1, y1), (x0, y0, x0 + band, y1), (x1 - band, y0, x1, y1)]
+    return bands
 
 
 def _sign(checkbox: Checkbox, confidence: float | None) -> Word:

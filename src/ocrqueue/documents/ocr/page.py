@@ -63,6 +63,9 @@ from ocrqueue.documents.options import AUTO
 from ocrqueue.documents.scripts import script_read_by, scripts_in
 from ocrqueue.documents.stages import PageContext, needed, stage
 
+# Scripts whose capitals OSD takes Latin capitals for (A, B, E, H, K, M, O, P, T, X).
+LATIN_LOOKALIKES = frozenset({"Cyrillic", "Greek"})
+
 
 @stage("ocr.render")
 def render(context: PageContext) -> None:
@@ -220,6 +223,8 @@ def _second_look(context: PageContext) -> None:
     upright on the page's whole ink, its densest square or, when the reading was poor
     (``POOR_READING``), squares across it (most often named first), until a reading is led by
     that script and holds a larger share of it than the first reading held of its own."""
+    if _latin_after_all(context):
+        return
     raster = needed(context.raster, "raster")
     detector = first_look_engine(context.options)
     first = script_share(context.scripts[0], _text(context.blocks))
@@ -227,6 +232,23 @@ def _second_look(context: PageContext) -> None:
     for script in other_scripts(raster.image, raster.dpi, detector, context.scripts[0], squares=poor):
         if script != "Latin" and _reread(context, (script,), _better(script, first)):
             return
+
+
+def _latin_after_all(context: PageContext) -> bool:
+    """A page the first look gave a script whose capitals OSD takes Latin ones for
+    (``LATIN_LOOKALIKES``) and whose reading with that script's model beside Latin's holds hardly
+    any of it: read again as Latin, kept (True) when read well (``POOR_READING``). A form's labels
+    in capitals were Cyrillic to OSD, and the Cyrillic model made a few of its English words
+    Cyrillic ("ago," as "адо,"). A page in a third script OSD named so (Hebrew read as Latin letters)
+    reads poorly as Latin too, and is left to the second look."""
+    script = context.scripts[0]
+    if script not in LATIN_LOOKALIKES or holds_script(script, scripts_in(_text(context.blocks))):
+        return False
+    return _reread(context, ("Latin",), lambda found, blocks: found[:1] == ("Latin",) and _read_well(blocks))
+
+
+def _read_well(blocks: tuple[Block, ...]) -> bool:
+    return (mean_word_confidence(blocks) or 0.0) >= POOR_READING
 
 
 def _surer(script: str, confidence: float | None) -> Callable[[tuple[str, ...], tuple[Block, ...]], bool]:

@@ -25,7 +25,13 @@ from ocrqueue.documents.engines import RecognitionRequest
 from ocrqueue.documents.geometry import BBox, PixelBox, share_inside
 from ocrqueue.documents.layout.blocks import body_size
 from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
-from ocrqueue.documents.layout.checkboxes import find_checkboxes, mark_checkboxes
+from ocrqueue.documents.layout.checkboxes import (
+    Checkbox,
+    find_checkboxes,
+    frame_bands,
+    frames_painted,
+    mark_checkboxes,
+)
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.leaders import (
@@ -80,7 +86,7 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
     checkboxes = find_checkboxes(page.ink, page.dpi, pieces)
     bullets = find_bullets(page.dpi, pieces)
     del pieces
-    image, dx, dy = _engine_view(page, leaders)
+    image, dx, dy = _engine_view(page, leaders, checkboxes if frames_painted(page.languages) else ())
     lines = page.engine.recognize(image, RecognitionRequest(page.languages, "page", page.dpi)).lines
     if dx or dy:
         lines = tuple(moved(ln, dx, dy) for ln in lines)
@@ -256,26 +262,30 @@ def _page_layout(page: OcrPage, use_model: bool, resources: PipelineResources) -
     return analyse(page.straight, page.rules, page.dpi, islands_wanted(detected)), detected
 
 
-def _engine_view(page: OcrPage, leaders: Sequence[Leader]) -> tuple[Image.Image, int, int]:
+def _engine_view(
+    page: OcrPage, leaders: Sequence[Leader], checkboxes: Sequence[Checkbox]
+) -> tuple[Image.Image, int, int]:
     """What the engine reads, and where it lies on the page: the page's content box (the rest
     is paper, which only costs the engine time), with the rules painted white, widened by a few
     pixels: on scans the grey fringe the ink threshold leaves along a rule is still read as "|";
-    and the dot leaders painted white: Tesseract reads their dots as letters and, beside them,
+    the dot leaders painted white: Tesseract reads their dots as letters and, beside them,
     misreads the entry they follow ("pages" as "pageS"; a scanned contents page's entries as
-    "AISIA pD")."""
+    "AISIA pD"); and the check boxes' frames (layout/checkboxes.py ``frame_bands``): a frame
+    close to its label was read into it ("[_]SEPARATION", "|COAST"), and mark_checkboxes puts
+    the box's sign where the engine then reads nothing."""
     height, width = page.straight.gray.shape
     x0, y0, x1, y1 = page.straight.content or (0, 0, width, height)
     rules = page.rules.mask[y0:y1, x0:x1] if page.rules is not None else None
     if rules is not None and not rules.any():
         rules = None
-    if rules is None and not leaders and (x1 - x0, y1 - y0) == (width, height):
+    if rules is None and not leaders and not checkboxes and (x1 - x0, y1 - y0) == (width, height):
         return page.image, 0, 0
     gray = page.straight.gray[y0:y1, x0:x1].copy()
     margin = max(1, page.dpi // 100)
     if rules is not None:
         mask = np.ascontiguousarray(rules).view(np.uint8)
         gray[cv2.dilate(mask, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8)).view(bool)] = 255
-    for lx0, ly0, lx1, ly1 in painted_out(leaders, page.dpi):
+    for lx0, ly0, lx1, ly1 in [*painted_out(leaders, page.dpi), *frame_bands(checkboxes, margin)]:
         gray[max(0, ly0 - y0) : max(0, ly1 - y0), max(0, lx0 - x0) : max(0, lx1 - x0)] = 255
     return Image.fromarray(gray), x0, y0
 
