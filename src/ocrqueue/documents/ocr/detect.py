@@ -56,6 +56,9 @@ SQUARE_VOTES = 2
 PROBE_HEIGHT_IN = 0.6
 PROBE_ENGLISH_WORDS = 6
 PROBE_ENGLISH_SHARE = 0.1
+# A band that reads this well with ``eng`` as it lies (mean word confidence) may be upright although
+# OSD weakly says 180 degrees (``_band_reads_upright``).
+BAND_READ_WELL = 0.6
 # Rows of the band within this share of its rows' range of ink from the lightest may be its cut.
 LIGHTEST_SLACK = 0.05
 # OSD's names that are not those of documents/scripts.py's table.
@@ -247,16 +250,20 @@ def band_words(
 
 
 def _band_reads_upright(detector: OcrEngine, gray: Image.Image, box: tuple[int, int, int, int], dpi: int) -> bool:
-    """Whether the band across the middle of the ink reads better as it lies than turned by 180
-    degrees (mean word confidence with ``eng``): asked when OSD's answer of 180 is weak, which
-    it gave at 1.8 for an upright form in capitals (H, I, N, O, S, X and Z read the same either
-    way up); the page was read upside down as Chinese."""
+    """Whether the band across the middle of the ink reads well with ``eng`` as it lies (mean word
+    confidence ``BAND_READ_WELL`` or more) and better than turned by 180 degrees: asked when OSD's
+    answer of 180 is weak, which it gave at 1.8 for an upright form in capitals (H, I, N, O, S, X
+    and Z read the same either way up; its band 0.68 as it lies, 0.43 turned), and the page was
+    read upside down as Chinese. A page in another script reads poorly with ``eng`` either way (a
+    Chinese page 0.30 and 0.31) and is turned as OSD says."""
     if "eng" not in detector.capabilities.languages:
         return False
     x0, y0, x1, y1 = box
     middle, half = (y0 + y1) // 2, round(PROBE_HEIGHT_IN * dpi) // 2
     band = gray.crop((x0, max(y0, middle - half), x1, min(y1, middle + half)))
     as_it_lies = _mean_confidence(detector, band, dpi)
+    if as_it_lies < BAND_READ_WELL:
+        return False
     return as_it_lies > _mean_confidence(detector, band.transpose(Image.Transpose.ROTATE_180), dpi)
 
 
