@@ -24,6 +24,7 @@ from PIL import Image
 
 from ocrqueue.documents.bidi import has_rtl
 from ocrqueue.documents.engines.base import EngineCapabilities, EngineOutput, Orientation, RecognitionRequest
+from ocrqueue.documents.engines.greek_kappa import GREEK_MODEL, kappa_for_chi, word_list
 from ocrqueue.documents.engines.latin_taken import (
     LATIN_TAKEN_MODELS,
     REREAD_WITH,
@@ -280,6 +281,9 @@ class TesseractEngine:
             lines = [_spelt(line, _as_persian) for line in lines]
         if ARMENIAN_MODEL in request.languages:
             lines = [_spelt(line, _armenian_and) for line in lines]
+        if GREEK_MODEL in request.languages:
+            words = word_list(self.tessdata)
+            lines = [_spelt(line, lambda text: kappa_for_chi(text, words)) for line in lines]
         return EngineOutput(tuple(lines))
 
     def _stolen_words_read_again(
