@@ -53,4 +53,5 @@ def test_only_words_the_list_makes_of_kappa_change() -> None:
     assert kappa_for_chi("ἔχει χώρα", words) == "ἔχει χώρα"  # listed as read
     assert kappa_for_chi("χαλός", words) == "χαλός"  # no word with κ either
     assert kappa_for_chi("ΧΑῚ", words) == "ΚΑῚ"
+    assert kappa_for_chi("(π.χ., ἀ-πό-η-χος χαὶ", words | {"κ", "κος"}) == "(π.χ., ἀ-πό-η-χος καὶ"
     assert kappa_for_chi("χαὶ", frozenset()) == "χαὶ"  # no list, no change
