@@ -15,10 +15,11 @@ import numpy.typing as npt
 
 from ocrqueue.documents.geometry import share_inside
 from ocrqueue.documents.layout.blocks import MARGIN_BAND
+from ocrqueue.documents.layout.column_slices import rejoin_slices
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.straighten import GRID_DPI, Straightened, coarse
 from ocrqueue.documents.layout.tables import TableGrid, find_tables, is_form, long_runs
-from ocrqueue.documents.layout.xycut import RENDERED_GUTTER_BANDS, Mask, Region, xy_cut_page
+from ocrqueue.documents.layout.xycut import RENDERED_GUTTER_BANDS, Mask, Region, line_measures, xy_cut_page
 
 MIN_GUTTER_IN = 0.2
 H_RULE_MIN_IN = 0.5
@@ -272,6 +273,7 @@ def analyse(
     for x0, y0, x1, y1 in [i.box for i in islands] + [_box(f) for f in forms]:
         grid[y0 // factor : -(-y1 // factor), x0 // factor : -(-x1 // factor)] = True
     leaves = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND, GRID_DPI, RENDERED_GUTTER_BANDS)
+    leaves = rejoin_slices(leaves, *line_measures(grid, GRID_DPI))
     return _place(leaves, islands, factor, text_grid, rule_mask, forms)
 
 

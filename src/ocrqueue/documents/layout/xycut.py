@@ -195,6 +195,11 @@ DEFAULT_CELLS_PER_INCH = 50  # when the caller does not say
 MAX_LINE_SHARE = 0.1  # taller bands of ink (share of the page's height) are drawings, not lines
 
 
+def line_measures(mask: Mask, cells_per_inch: int) -> tuple[int, int]:
+    """The page's typical gap between rows of ink and the height of its lines of text (cells)."""
+    return _typical_row_gap(mask, cells_per_inch), round(_gap_for_type(mask, cells_per_inch) / GUTTER_PER_LINE_HEIGHT)
+
+
 def _gap_for_type(mask: Mask, cells_per_inch: int) -> int:
     """The narrowest gutter the page's type allows: the space between two words grows with the
     type, so on a slide or a receipt in large letters it is wider than a fixed gutter. The median
