@@ -31,6 +31,8 @@ LISTING_MONOSPACE_SHARE = 0.8  # lines in a fixed-pitch font that make a group o
 # read as code: a newspaper's headline of a few words fits a pitch by chance, and its lines that
 # did were set apart from those that did not, one headline read as two (made newspaper, dev).
 LARGE_TYPE = 1.3
+JUSTIFIED_MAX_LINES = 3  # monospace lines at most, in a run taken for justified prose
+JUSTIFIED_SLACK = 0.3  # line heights by which justified lines' edges may differ
 
 
 def char_pitch(lines: Sequence[Sequence[Word]]) -> float:
@@ -91,10 +93,60 @@ def mark_monospace(lines: Sequence[Line], body: float = 0.0) -> list[Line]:
         large = body > 0 and (line.font_size or line.bbox.height) >= LARGE_TYPE * body
         verdict = verdict and not (large and not reads_as_code([line]))
         out.append(Line(line.text, line.bbox, line.confidence, line.words, line.font_size, bool(verdict)))
-    return [
+    out = [
         replace(line, monospace=False) if 0 < i < len(out) - 1 and _lone_pitch(out[i - 1], line, out[i + 1]) else line
         for i, line in enumerate(out)
     ]
+    return _justified_prose(out)
+
+
+def _justified_prose(lines: list[Line]) -> list[Line]:
+    """``lines`` with each short run of monospace lines set flush with the prose round it made
+    prose again (``_justified_run``)."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        if not out[i].monospace:
+            i += 1
+            continue
+        j = i
+        while j < len(out) and out[j].monospace:
+            j += 1
+        before = out[i - 1] if i > 0 else None
+        after = out[j] if j < len(out) else None
+        if _justified_run(out[i:j], before, after):
+            out[i:j] = [replace(line, monospace=False) for line in out[i:j]]
+        i = j
+    return out
+
+
+def _justified_run(run: Sequence[Line], before: Line | None, after: Line | None) -> bool:
+    """Whether a run of up to ``JUSTIFIED_MAX_LINES`` monospace lines is justified prose: its lines
+    start where the prose lines next to it do and end where the wider of them ends (the last may
+    end short, a paragraph's last line; one at least is flush). The short lines of a newspaper's
+    justified column fit a fixed pitch by chance two or three at a time ("software and other
+    kinds" over "of works. For example, if"), and the paragraph was split where they started and
+    stopped, "executable work) run the" made code for its bracket. Code is ragged on the right; a
+    line of code flush with the prose on both sides is rare."""
+    if not run or len(run) > JUSTIFIED_MAX_LINES:
+        return False
+    near = [n for n in (before, after) if n is not None and _next_to(n, run)]
+    if not near:
+        return False
+    slack = JUSTIFIED_SLACK * float(np.median([ln.bbox.height for ln in run]))
+    left, right = near[0].bbox.x0, max(n.bbox.x1 for n in near)
+    flush = [abs(ln.bbox.x1 - right) <= slack for ln in run]
+    return (
+        all(abs(ln.bbox.x0 - left) <= slack for ln in [*run, *near])
+        and all(flush[:-1])
+        and run[-1].bbox.x1 <= right + slack
+        and any(flush)
+    )
+
+
+def _next_to(line: Line, run: Sequence[Line]) -> bool:
+    """Whether a line stands right above or below a run of lines, within a line's height."""
+    return min(_distance(line, run[0]), _distance(line, run[-1])) <= max(ln.bbox.height for ln in run)
 
 
 def _lone_pitch(before: Line, line: Line, after: Line) -> bool:
