@@ -61,6 +61,7 @@ from ocrqueue.documents.ocr.assemble import (
     region_blocks,
     to_points,
 )
+from ocrqueue.documents.ocr.fill_in_blanks import find_rule_segments, with_blanks
 from ocrqueue.documents.ocr.raster_bullets import find_bullets, mark_bullets
 from ocrqueue.documents.ocr.table_cells import cells_read_again
 from ocrqueue.documents.resources import PipelineResources
@@ -91,6 +92,8 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
     if dx or dy:
         lines = tuple(moved(ln, dx, dy) for ln in lines)
     lines = mark_bullets(mark_checkboxes(lines, checkboxes), bullets)
+    if page.rules is not None:
+        lines = with_blanks(lines, find_rule_segments(page.rules.mask, page.rules.grids, page.dpi))
     lines = numbers_after_leaders(page, mark_leaders(lines, leaders, page.dpi))
     layout, detected = pending.result()
     if not is_vertical(lines):

@@ -1,0 +1,42 @@
+"""Blanks to fill in on a rendered page come back as underscores: a form typed in a word processor
+("Place, date: ____________") had its blanks painted out with the rules and lost them. An
+underlined word is no blank."""
+
+from __future__ import annotations
+
+import re
+from io import BytesIO
+
+from PIL import Image, ImageDraw, ImageFont
+from realpages import scan_jpeg
+
+from .helpers import run
+
+SANS = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+DPI = 300
+BLANKS = re.compile(r"^Place, date: _{10,14} Signature: _{10,14}$")
+
+
+def _form() -> Image.Image:
+    image = Image.new("L", (2550, 3300), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(SANS, 40)
+    draw.text((250, 300), "Application for a library card", font=font, fill=0)
+    title_end = 250 + int(draw.textlength("Application for a library card", font=font))
+    draw.line((250, 352, title_end, 352), fill=0, width=3)
+    draw.text((250, 450), "Please fill in the form below and hand it in at the desk.", font=font, fill=0)
+    draw.text((250, 600), "Place, date: ____________ Signature: ____________", font=font, fill=0)
+    return image
+
+
+def _png(image: Image.Image) -> bytes:
+    out = BytesIO()
+    image.save(out, format="PNG", dpi=(DPI, DPI))
+    return out.getvalue()
+
+
+def test_blanks_to_fill_in_come_back_as_underscores() -> None:
+    for data in (_png(_form()), scan_jpeg(_form(), "blanks-form")):
+        lines = [ln.text for b in run(data).pages[0].blocks for ln in b.lines]
+        assert any(BLANKS.match(text) for text in lines), lines
+        assert "Application for a library card" in lines
