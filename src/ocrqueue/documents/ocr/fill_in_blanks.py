@@ -48,7 +48,8 @@ def _inside(box: BBox, grid: TableGrid) -> bool:
 
 def with_blanks(lines: Sequence[Line], segments: Sequence[BBox]) -> tuple[Line, ...]:
     """``lines`` (pixels) with a word of underscores for each blank on one's baseline beside its
-    words (not under them: that is an underline), in Latin-like lines only."""
+    words of letters or digits (not under them: that is an underline; a line of specks read
+    beside a drawing's dimension line is no label), in Latin-like lines only."""
     out = list(lines)
     for segment in segments:
         at = next((i for i, line in enumerate(out) if _blank_of(segment, line)), None)
@@ -61,7 +62,7 @@ def with_blanks(lines: Sequence[Line], segments: Sequence[BBox]) -> tuple[Line, 
 
 
 def _blank_of(segment: BBox, line: Line) -> bool:
-    words = [w for w in line.words if w.text.strip()]
+    words = [w for w in line.words if any(c.isalnum() for c in w.text)]
     if not words or any(mostly_wide(w.text) for w in words):
         return False
     height = line.bbox.height
