@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import io
+import shutil
+from pathlib import Path
 from typing import Any
 
+import pypdfium2 as pdfium
+import pytest
+from data.made_documents import make
+from data.structure_metrics import Counts, boundary_counts
+from data.structure_truth import page_structure
+from PIL import Image
 from support.results import without_timings
 
 from ocrqueue.documents import DocumentResult, PipelineResources, ProcessOptions, assemble, open_document, process_page
@@ -18,3 +27,32 @@ def run(data: bytes, resources: PipelineResources | None = None, **options: obje
 def unmeasured(result: DocumentResult) -> dict[str, Any]:
     """The result's JSON without what is measured (stage timings): two readings must equal in it."""
     return without_timings(result.to_dict())
+
+
+# Blocks of a page's flow, as bench/documents.py scores paragraph boundaries.
+TEXT_BLOCKS = ("title", "text", "list", "caption", "code", "header", "footer")
+
+
+def png_bytes(image: Image.Image, dpi: int) -> bytes:
+    """``image`` as a PNG that says its resolution, as a scanner's would."""
+    out = io.BytesIO()
+    image.save(out, format="PNG", dpi=(dpi, dpi))
+    return out.getvalue()
+
+
+def made_newspaper(tmp_path_factory: pytest.TempPathFactory, seed: str) -> Path:
+    """A newspaper Chromium prints from ``seed`` (tests/data/made_documents.py; skipped without it)."""
+    if not shutil.which("chromium"):
+        pytest.skip("no chromium (apt-get install chromium)")
+    path = tmp_path_factory.mktemp("newspaper") / "newspaper.pdf"
+    make({"kind": "newspaper", "producer": "chromium", "seed": seed}, path)
+    return path
+
+
+def read_rendered(path: Path, page: int) -> tuple[Counts, list[str]]:
+    """Page ``page`` of the PDF rendered at 200 dpi and read: its paragraph boundaries against the
+    structure the PDF is tagged with, and the types of the blocks read."""
+    image = pdfium.PdfDocument(path)[page - 1].render(scale=200 / 72, grayscale=True).to_pil()
+    blocks = run(png_bytes(image, 200)).pages[0].blocks
+    truth = [b.text for b in page_structure(path, page) if b.kind != "table"]
+    return boundary_counts(truth, [b.text for b in blocks if b.type in TEXT_BLOCKS]), [b.type for b in blocks]

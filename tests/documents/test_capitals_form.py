@@ -5,15 +5,13 @@ service-record form is (DD 293's boxes, 6 px before their labels at 300 dpi)."""
 
 from __future__ import annotations
 
-from io import BytesIO
-
 from PIL import Image, ImageDraw, ImageFont
 from realpages import scan_jpeg
 
 from ocrqueue.documents.engines import get_engine
 from ocrqueue.documents.ocr.detect import look
 
-from .helpers import run
+from .helpers import png_bytes, run
 
 SANS = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 DPI = 300
@@ -43,18 +41,12 @@ def _form() -> Image.Image:
     return image
 
 
-def _png(image: Image.Image) -> bytes:
-    out = BytesIO()
-    image.save(out, format="PNG", dpi=(DPI, DPI))
-    return out.getvalue()
-
-
 def test_a_form_in_capitals_is_not_taken_to_lie_upside_down() -> None:
     assert look(_form(), DPI, get_engine("tesseract")).rotation == 0
 
 
 def test_a_form_in_capitals_reads_each_box_apart_from_its_label_in_latin() -> None:
-    for data in (_png(_form()), scan_jpeg(_form(), "capitals-form")):
+    for data in (png_bytes(_form(), DPI), scan_jpeg(_form(), "capitals-form")):
         page = run(data).pages[0]
         assert page.rotation == 0
         assert page.scripts == ("Latin",) and not {"Cyrillic", "Han", "chi_sim"} & set(page.languages)

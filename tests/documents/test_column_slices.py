@@ -7,15 +7,9 @@ rendered at 200 dpi; and the rules on their own, on regions and lines as the pag
 
 from __future__ import annotations
 
-import io
-import shutil
 from pathlib import Path
 
-import pypdfium2 as pdfium
 import pytest
-from data.made_documents import make
-from data.structure_metrics import Counts, boundary_counts
-from data.structure_truth import page_structure
 
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.code import mark_monospace
@@ -23,32 +17,17 @@ from ocrqueue.documents.layout.column_slices import rejoin_slices
 from ocrqueue.documents.layout.xycut import Region
 from ocrqueue.documents.model import Line, Word
 
-from .helpers import run
-
-TEXT_BLOCKS = ("title", "text", "list", "caption", "code", "header", "footer")
+from .helpers import made_newspaper, read_rendered
 
 
 @pytest.fixture(scope="module")
 def newspaper(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not shutil.which("chromium"):
-        pytest.skip("no chromium (apt-get install chromium)")
-    path = tmp_path_factory.mktemp("newspaper") / "newspaper.pdf"
-    make({"kind": "newspaper", "producer": "chromium", "seed": "32"}, path)
-    return path
-
-
-def _read(path: Path, page: int) -> tuple[Counts, list[str]]:
-    image = pdfium.PdfDocument(path)[page - 1].render(scale=200 / 72, grayscale=True).to_pil()
-    buffer = io.BytesIO()
-    image.save(buffer, "PNG", dpi=(200, 200))
-    blocks = run(buffer.getvalue()).pages[0].blocks
-    truth = [b.text for b in page_structure(path, page) if b.kind != "table"]
-    return boundary_counts(truth, [b.text for b in blocks if b.type in TEXT_BLOCKS]), [b.type for b in blocks]
+    return made_newspaper(tmp_path_factory, "32")
 
 
 def test_justified_columns_read_as_whole_paragraphs(newspaper: Path) -> None:
-    first, types = _read(newspaper, 1)
-    second, more = _read(newspaper, 2)
+    first, types = read_rendered(newspaper, 1)
+    second, more = read_rendered(newspaper, 2)
     assert (first + second).f1 >= 0.8, (first, second)
     assert "code" not in types + more
 

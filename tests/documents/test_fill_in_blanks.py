@@ -5,12 +5,11 @@ underlined word is no blank."""
 from __future__ import annotations
 
 import re
-from io import BytesIO
 
 from PIL import Image, ImageDraw, ImageFont
 from realpages import scan_jpeg
 
-from .helpers import run
+from .helpers import png_bytes, run
 
 SANS = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 DPI = 300
@@ -29,14 +28,8 @@ def _form() -> Image.Image:
     return image
 
 
-def _png(image: Image.Image) -> bytes:
-    out = BytesIO()
-    image.save(out, format="PNG", dpi=(DPI, DPI))
-    return out.getvalue()
-
-
 def test_blanks_to_fill_in_come_back_as_underscores() -> None:
-    for data in (_png(_form()), scan_jpeg(_form(), "blanks-form")):
+    for data in (png_bytes(_form(), DPI), scan_jpeg(_form(), "blanks-form")):
         lines = [ln.text for b in run(data).pages[0].blocks for ln in b.lines]
         assert any(BLANKS.match(text) for text in lines), lines
         assert "Application for a library card" in lines
