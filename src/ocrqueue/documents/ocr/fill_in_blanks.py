@@ -22,7 +22,10 @@ from ocrqueue.documents.text import mostly_wide
 MAX_LENGTH_IN = 4.0  # a blank's length at most: longer is a separator or a border
 MAX_THICK = 0.15  # of the line's height a blank's rule is thick at most
 BASELINE_BAND = (0.7, 1.3)  # where the rule lies, in line heights from the line's top
-MAX_GAP = 3.0  # line heights between a blank and the nearest word of its line
+# Line heights between a blank and the nearest word of its line: a typed blank is a space from its
+# label; a rule ending a paragraph in the next column lies a gutter away (1.5 on a three-column
+# manual, whose rules had become blanks of the lines beside them).
+MAX_GAP = 1.0
 UNDERSCORE = "_"
 
 
