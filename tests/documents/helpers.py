@@ -29,6 +29,11 @@ def unmeasured(result: DocumentResult) -> dict[str, Any]:
     return without_timings(result.to_dict())
 
 
+# An A4 page at 300 dpi with 20 mm margins (pixels), and 11 pt type at 300 dpi: a page drawn as a
+# word processor would set it.
+A4_AT_300_DPI = (2480, 3508, 236)
+TYPE_11PT_AT_300_DPI = 46
+
 # Blocks of a page's flow, as bench/documents.py scores paragraph boundaries.
 TEXT_BLOCKS = ("title", "text", "list", "caption", "code", "header", "footer")
 

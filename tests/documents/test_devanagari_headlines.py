@@ -19,7 +19,7 @@ from PIL import Image, ImageDraw, ImageFont
 from ocrqueue.documents.layout.raster import find_rules
 from ocrqueue.documents.layout.straighten import deskew
 
-from .helpers import run
+from .helpers import A4_AT_300_DPI, TYPE_11PT_AT_300_DPI, run
 
 HINDI = (
     "दस्तावेज़ का अंत अप्रत्याशित रूप से विशेषता नाम के भीतर हो गया",
@@ -34,8 +34,8 @@ HINDI = (
     "कोष्ठ समाहित करने में तरू दृश्य में पंक्ति को फैलाएँ या सिकोड़ें",
 )
 DPI = 300
-SIZE = 46  # 11 pt at 300 dpi
-WIDTH, HEIGHT, MARGIN = 2480, 3508, 236  # A4, 20 mm margins
+SIZE = TYPE_11PT_AT_300_DPI
+WIDTH, HEIGHT, MARGIN = A4_AT_300_DPI
 PITCH = 100
 RULE_Y = MARGIN + len(HINDI) * PITCH + 20  # a rule across the text width under the last line
 

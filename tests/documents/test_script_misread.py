@@ -31,7 +31,7 @@ from ocrqueue.documents.model import Block, Line
 from ocrqueue.documents.ocr.detect import look, other_scripts
 from ocrqueue.documents.ocr.unseen_scripts import Unseen, unseen_script
 
-from .helpers import run
+from .helpers import A4_AT_300_DPI, TYPE_11PT_AT_300_DPI, run
 from .test_scripts_read import PAGES
 
 SENTENCES = (
@@ -49,8 +49,8 @@ SENTENCES = (
     "오류가 중복되어 나타날 수 있습니다. 하지만 상관없고, 이 메세지 위에 나온",
 )
 DPI = 300
-SIZE = 46  # 11 pt at 300 dpi
-WIDTH, HEIGHT, MARGIN = 2480, 3508, 236  # A4, 20 mm margins
+SIZE = TYPE_11PT_AT_300_DPI
+WIDTH, HEIGHT, MARGIN = A4_AT_300_DPI
 GAP = 120  # between paragraphs of one line
 
 

@@ -233,11 +233,13 @@ def _with_text_round(table: Block, lines: list[Line], page_height: float, body: 
     if not lines:
         return [table]
     size = body or body_size(lines)
+
+    def blocks_of(part: list[Line]) -> list[Block]:
+        return build_blocks(mark_monospace(reading_sort(part), size), page_height, size) if part else []
+
     above = [ln for ln in lines if ln.bbox.cy < table.bbox.cy]
     below = [ln for ln in lines if ln.bbox.cy >= table.bbox.cy]
-    before = build_blocks(mark_monospace(reading_sort(above), size), page_height, size) if above else []
-    after = build_blocks(mark_monospace(reading_sort(below), size), page_height, size) if below else []
-    return [*before, table, *after]
+    return [*blocks_of(above), table, *blocks_of(below)]
 
 
 GRID_ROWS_WITH_WORDS = 0.5  # of a figure's ruled grid's rows holding a word: a table's

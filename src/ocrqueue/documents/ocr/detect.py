@@ -237,9 +237,7 @@ def band_words(
     band's 0.11-0.17 s."""
     if "eng" not in reader.capabilities.languages:
         return []
-    x0, y0, x1, y1 = box
-    middle, half = (y0 + y1) // 2, round(PROBE_HEIGHT_IN * dpi) // 2
-    top, bottom = max(y0, middle - half), min(y1, middle + half)
+    x0, top, x1, bottom = _band(box, dpi)
     cut = _lightest_row(gray, (x0, top, x1, bottom))
     if cut is None:
         return _read_band(reader, gray, (x0, top, x1, bottom), dpi)
@@ -247,6 +245,13 @@ def band_words(
     if enough is not None and enough(words):
         return words
     return words + _read_band(reader, gray, (x0, cut, x1, bottom), dpi)
+
+
+def _band(box: tuple[int, int, int, int], dpi: int) -> tuple[int, int, int, int]:
+    """The band ``PROBE_HEIGHT_IN`` tall across the middle of the ink ``box`` (pixels)."""
+    x0, y0, x1, y1 = box
+    middle, half = (y0 + y1) // 2, round(PROBE_HEIGHT_IN * dpi) // 2
+    return x0, max(y0, middle - half), x1, min(y1, middle + half)
 
 
 def _band_reads_upright(detector: OcrEngine, gray: Image.Image, box: tuple[int, int, int, int], dpi: int) -> bool:
@@ -258,9 +263,7 @@ def _band_reads_upright(detector: OcrEngine, gray: Image.Image, box: tuple[int, 
     Chinese page 0.30 and 0.31) and is turned as OSD says."""
     if "eng" not in detector.capabilities.languages:
         return False
-    x0, y0, x1, y1 = box
-    middle, half = (y0 + y1) // 2, round(PROBE_HEIGHT_IN * dpi) // 2
-    band = gray.crop((x0, max(y0, middle - half), x1, min(y1, middle + half)))
+    band = gray.crop(_band(box, dpi))
     as_it_lies = _mean_confidence(detector, band, dpi)
     if as_it_lies < BAND_READ_WELL:
         return False
