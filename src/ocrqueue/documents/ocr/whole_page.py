@@ -62,6 +62,7 @@ from ocrqueue.documents.ocr.assemble import (
     to_points,
 )
 from ocrqueue.documents.ocr.fill_in_blanks import find_rule_segments, with_blanks
+from ocrqueue.documents.ocr.lost_ink import read_lost_ink
 from ocrqueue.documents.ocr.raster_bullets import find_bullets, mark_bullets
 from ocrqueue.documents.ocr.table_cells import cells_read_again
 from ocrqueue.documents.resources import PipelineResources
@@ -98,6 +99,8 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
     layout, detected = pending.result()
     if not is_vertical(lines):
         lines = (*lines, *_lost_lines(page, lines, layout))
+        blank = [*painted_out(leaders, page.dpi), *(_pixels(c.box) for c in checkboxes), *map(_pixels, bullets)]
+        lines = (*lines, *read_lost_ink(page, lines, layout, blank))
     if is_vertical(lines):
         # Columns read with a vertical model: the layout's regions and islands are found for
         # rows and would cut them.
@@ -339,6 +342,11 @@ def _target(box: BBox, layout: RasterLayout) -> tuple[bool, int]:
         return dx * dx + dy * dy
 
     return False, min(range(len(layout.regions)), key=lambda i: distance(layout.regions[i]))
+
+
+def _pixels(box: BBox) -> PixelBox:
+    """The pixels a box (pixels, fractional) covers."""
+    return math.floor(box.x0), math.floor(box.y0), math.ceil(box.x1), math.ceil(box.y1)
 
 
 def _union_px(lines: list[Line]) -> tuple[int, int, int, int]:
