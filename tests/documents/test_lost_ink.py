@@ -1,7 +1,7 @@
 """Ink the engine's page reading leaves out beside lines it reads comes back (ocr/lost_ink.py): a
 table's column of row numbers, far left of the numbers beside them, that Tesseract drops from row
-9 on (as on the dev page tabula-multicolumn p. 1). Specks, a check box, a dot leader, a bullet and
-a drawing beside read lines do not come back as words."""
+9 on (as on the dev page tabula-multicolumn p. 1); drawn marks beside read lines (rings, frames,
+crosses, ticks) do not come back as words."""
 
 from __future__ import annotations
 

@@ -36,8 +36,10 @@ from ocrqueue.documents.text import join_words
 SPECK_IN = 0.01  # ink smaller than this across, both ways, is scanner noise
 FRINGE_IN = 0.01  # how far a scanned rule's grey fringe reaches beyond its mask
 COVER_IN = 0.01  # a piece this close above or below a read word's box is that word's, and ...
-WORD_REACH = 0.3  # ... this close (in line heights) before or after it: Tesseract's box for
-# "Under" on a dev sheet (made-spreadsheet-calc-1, clean) ended 6 px (0.13 line) short of its "r"
+WORD_REACH = 0.5  # ... this close (in line heights) before or after it, a word gap: Tesseract's
+# box for "Under" on a dev sheet (made-spreadsheet-calc-1, clean) ended 0.13 line short of its "r",
+# and "(P" of a scanned form's "(PIN)" stood 0.39 from the garbled words read over it; the words
+# read again on dev stood 0.86 lines (a form's lettered items) to 15 from the nearest on their row
 RUN_MIN = 0.5  # a run's height, in line heights: lower is punctuation, a rule's end or a speck
 RUN_MAX = 1.6  # ... higher is a figure's part, a drawn sign, or a lost band (whole_page._lost_lines)
 MIN_WIDE = 0.15  # a run's width, in line heights: narrower is a bar (a form's, an answer box's side)
