@@ -4,6 +4,7 @@ regions and islands."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol
@@ -20,9 +21,9 @@ from ocrqueue.documents.layout.code import code_text, is_source_beside_output, m
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.leaders import is_contents, unread_after_leaders, words_of
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
-from ocrqueue.documents.layout.raster import Island, IslandKind, RasterLayout, Rules
+from ocrqueue.documents.layout.raster import MIN_FIGURE_INK, Island, IslandKind, RasterLayout, Rules
 from ocrqueue.documents.layout.rows import split_line, with_words
-from ocrqueue.documents.layout.straighten import Straightened
+from ocrqueue.documents.layout.straighten import GRID_DPI, Straightened
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Block, Line, Table, TableCell, Word, figure_name
@@ -122,6 +123,21 @@ def _text_share(lines: list[Line], box: BBox) -> float:
     return sum(ln.bbox.area for ln in lines if (ln.confidence or 0) >= 0.5) / max(1.0, box.area)
 
 
+def _drawing_share(page: OcrPage, box: Box, lines: Sequence[Line]) -> float:
+    """Share of the grid cells of a region (``box``, pixels) holding ink outside its recognised
+    lines (points): a picture's or a drawing's. A figure is ink that is not text: a table's
+    caption and the page number an inch below it made a region with two lines and hardly any
+    text by area, taken for a figure that held them (dev amc-latex-guide p. 93)."""
+    factor = max(1, round(page.dpi / GRID_DPI))
+    x0, y0, x1, y1 = box[0] // factor, box[1] // factor, -(-box[2] // factor), -(-box[3] // factor)
+    cells = page.straight.grid[y0:y1, x0:x1].copy()
+    for line in lines:
+        b = line.bbox.scaled(page.scale)
+        top, left = max(0, int(b.y0) // factor - y0), max(0, int(b.x0) // factor - x0)
+        cells[top : max(top, math.ceil(b.y1 / factor) - y0), left : max(left, math.ceil(b.x1 / factor) - x0)] = False
+    return float(cells.mean()) if cells.size else 0.0
+
+
 def region_blocks(
     page: OcrPage,
     layout: RasterLayout,
@@ -140,7 +156,8 @@ def region_blocks(
         and min(bbox.width, bbox.height) >= FIGURE_MIN_IN * 72
         and len(lines) < 3
         and _text_share(lines, bbox) < FIGURE_MAX_TEXT_SHARE
-        for bbox, lines in zip(boxes, region_lines, strict=True)
+        and _drawing_share(page, box, lines) >= MIN_FIGURE_INK
+        for box, bbox, lines in zip(layout.regions, boxes, region_lines, strict=True)
     ]
     texts, notes = split_margin([[] if figure else lines for figure, lines in zip(drawn, region_lines, strict=True)])
     # Regions side by side whose lines pair up row by row: a table without rules, read as one.
