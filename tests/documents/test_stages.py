@@ -31,6 +31,7 @@ OCR_STAGES = [
     "ocr.read",
     "ocr.recheck_accents",
     "ocr.recheck_script",
+    "ocr.line_scripts",
 ]
 
 

@@ -27,6 +27,7 @@ OCR_PATH: tuple[Stage, ...] = (
     ocr.read,
     ocr.recheck_accents,
     ocr.recheck_script,
+    ocr.line_scripts,
 )
 PATHS: dict[PagePath, tuple[Stage, ...]] = {"text_layer": TEXT_LAYER_PATH, "ocr": OCR_PATH, "nothing": ()}
 

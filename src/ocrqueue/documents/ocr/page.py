@@ -20,7 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
 
-from ocrqueue.documents.engines import OcrEngine, get_engine
+from ocrqueue.documents.engines import OcrEngine, engine_capabilities, get_engine
 from ocrqueue.documents.layout.raster import PageLayout, find_rules
 from ocrqueue.documents.layout.straighten import deskew
 from ocrqueue.documents.layout.vertical import ink_in_columns, is_column, is_vertical, vertical_blocks
@@ -45,6 +45,7 @@ from ocrqueue.documents.ocr.engine_choice import (
     missing_models,
     with_latin_model,
 )
+from ocrqueue.documents.ocr.line_scripts import reread_foreign_lines
 from ocrqueue.documents.ocr.script_recheck import (
     HAN,
     POOR_READING,
@@ -197,6 +198,27 @@ def recheck_script(context: PageContext) -> None:
     warning = unseen_warned or low_confidence(context.blocks)
     if warning is not None:
         context.warn(warning)
+
+
+@stage("ocr.line_scripts")
+def line_scripts(context: PageContext) -> None:
+    """Reads the blocks and languages; adds each line in a script the page was not read for as
+    read by that script's model, in its place (ocr/line_scripts.py: a letter in six scripts, an
+    English page quoting Russian), and those models to the languages and scripts. Only when
+    languages are auto, for an engine asked for languages, on a page not set in columns."""
+    engine = needed(context.engine, "engine")
+    capabilities = engine_capabilities(engine.name)
+    detector = first_look_engine(context.options)
+    if context.options.languages != (AUTO,) or capabilities is None or not capabilities.languages:
+        return
+    if detector is None or not detector.capabilities.detects_script or _in_columns(context.blocks):
+        return
+    straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
+    ink = straight.ink if context.rules is None else straight.ink & ~context.rules.mask
+    blocks, added = reread_foreign_lines(straight.image, ink, raster.scale, context.blocks, context.languages, detector)
+    if added:
+        context.blocks, context.languages = blocks, (*context.languages, *added)
+        context.scripts = scripts_in(_text(blocks)) or context.scripts
 
 
 def _han_reread(context: PageContext) -> bool:
