@@ -48,6 +48,18 @@ class Region:
     y1: int
 
 
+def joined_runs(marked: npt.NDArray[np.bool_], gap: int) -> list[tuple[int, int]]:
+    """Runs of True in ``marked`` (start, end), runs less than ``gap`` apart joined: the bands of
+    ink rows a page's lines make, and the stretches of ink columns along one band."""
+    runs: list[tuple[int, int]] = []
+    for i in np.flatnonzero(marked).tolist():
+        if runs and i - runs[-1][1] < gap:
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+    return runs
+
+
 def _runs(values: object) -> list[tuple[int, int]]:
     """Start/end (exclusive) of each run of False values strictly inside the first and last True."""
     profile: npt.NDArray[np.bool_] = np.asarray(values, dtype=bool)

@@ -31,12 +31,11 @@ from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 from PIL import Image
 
 from ocrqueue.documents.engines import OrientationDetector, RecognitionRequest
 from ocrqueue.documents.geometry import BBox, PixelBox, union
-from ocrqueue.documents.layout.xycut import Mask
+from ocrqueue.documents.layout.xycut import Mask, joined_runs
 from ocrqueue.documents.model import Block, Line
 from ocrqueue.documents.ocr.assemble import to_points
 from ocrqueue.documents.ocr.crops import padded_crop
@@ -124,7 +123,7 @@ def reread_foreign_lines(
     """``blocks`` with each line in another script than ``languages`` read (see the module's
     docstring) replaced by its own reading, each row of ink left out of them and found in such a
     script added as a block of its own, and the languages those readings added."""
-    page_scripts = {SAME_READING.get(s, s) for s in scripts_of_languages(languages)}
+    page_scripts = {_read_as(s) for s in scripts_of_languages(languages)}
     candidates = _candidates(blocks, ink, scale, page_scripts) + missing_lines(ink, blocks, scale)
     found: dict[Candidate, LineRead] = {}
     for candidate in sorted(candidates, key=lambda c: c.before)[:PROBE_LINES]:
@@ -166,7 +165,7 @@ def _own_reading(
     tried = [named] if named is not None else list(OSD_WEAK) if weak else []
     best: LineRead | None = None
     for script in tried:
-        if SAME_READING.get(script, script) in page_scripts or SCRIPT_MODELS[script].model not in offered:
+        if _read_as(script) in page_scripts or SCRIPT_MODELS[script].model not in offered:
             continue
         asked = languages_to_ask((script, "Latin"), offered)
         out = detector.recognize(crop, RecognitionRequest(asked, "line", dpi)).lines
@@ -228,7 +227,7 @@ def _foreign_letters(text: str, page_scripts: set[str]) -> bool:
     if not counts:
         return False
     first = counts.most_common(1)[0][0]
-    return SAME_READING.get(first, first) not in page_scripts and first != "Vietnamese"
+    return _read_as(first) not in page_scripts and first != "Vietnamese"
 
 
 def missing_lines(ink: Mask, blocks: Sequence[Block], scale: float) -> list[Candidate]:
@@ -244,10 +243,10 @@ def missing_lines(ink: Mask, blocks: Sequence[Block], scale: float) -> list[Cand
         x0, y0, x1, y1 = _pixels(b.bbox, scale)
         left[max(0, y0 - 2) : y1 + 2, max(0, x0 - 2) : x1 + 2] = False
     found = []
-    for top, bottom in _runs(left.sum(axis=1) >= 1, round(height / 4)):
+    for top, bottom in joined_runs(left.sum(axis=1) >= 1, round(height / 4)):
         if not MISSING_HEIGHT[0] * height <= bottom - top <= MISSING_HEIGHT[1] * height:
             continue
-        for start, end in _runs(left[top:bottom].sum(axis=0) > 0, round(MISSING_GAP * height)):
+        for start, end in joined_runs(left[top:bottom].sum(axis=0) > 0, round(MISSING_GAP * height)):
             if end - start >= MISSING_WIDTH * height and _letters_like(left[top:bottom, start:end], height):
                 found.append(Candidate(None, (start, top, end, bottom), 0.0))
     return found
@@ -259,17 +258,6 @@ def _letters_like(band: Mask, height: float) -> bool:
     count, _, stats, _ = cv2.connectedComponentsWithStats(band.astype(np.uint8), connectivity=8)
     tall = int((stats[1:, cv2.CC_STAT_HEIGHT] >= LETTER_HEIGHT * height).sum())
     return count - 1 >= MISSING_PIECES and 2 * tall >= count - 1
-
-
-def _runs(marked: npt.NDArray[np.bool_], gap: int) -> list[tuple[int, int]]:
-    """Runs of True in ``marked`` (start, end), runs less than ``gap`` apart joined."""
-    runs: list[tuple[int, int]] = []
-    for i in np.flatnonzero(marked).tolist():
-        if runs and i - runs[-1][1] < gap:
-            runs[-1] = (runs[-1][0], i + 1)
-        else:
-            runs.append((i, i + 1))
-    return runs
 
 
 def _pixels(box: BBox, scale: float) -> PixelBox:
@@ -348,7 +336,7 @@ def _kept(line: Line, script: str, before: float) -> bool:
     first, letters = counts.most_common(1)[0]
     if letters < MIN_LETTERS:
         return False
-    if first != script and SAME_READING.get(first, first) != SAME_READING.get(script, script):
+    if _read_as(first) != _read_as(script):
         return False
     confidence = line.confidence or 0.0
     return confidence >= KEPT and confidence >= before + MARGIN
@@ -375,6 +363,11 @@ def with_lines_read_again(block: Block, found: dict[Line, Line]) -> Block:
     kind = "text" if block.type == "code" else block.type
     bbox = union([block.bbox, *(ln.bbox for ln in lines)])
     return replace(block, type=kind, text=text, lines=tuple(lines), bbox=bbox)
+
+
+def _read_as(script: str) -> str:
+    """The script whose reading covers ``script``'s (Japanese's is Han's: ``SAME_READING``)."""
+    return SAME_READING.get(script, script)
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

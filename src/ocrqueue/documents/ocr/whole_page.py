@@ -47,6 +47,7 @@ from ocrqueue.documents.layout.rows import merge_rows, split_line
 from ocrqueue.documents.layout.straighten import ink_pieces
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
+from ocrqueue.documents.layout.xycut import joined_runs
 from ocrqueue.documents.model import Block, Line, Table, Word
 from ocrqueue.documents.ocr.assemble import (
     Figures,
@@ -206,7 +207,7 @@ def _lost_lines(page: OcrPage, lines: tuple[Line, ...], layout: RasterLayout) ->
         for ln in lines:
             if ln.bbox.x0 < x1 and ln.bbox.x1 > x0:
                 rows[max(0, int(ln.bbox.y0) - y0) : max(0, int(ln.bbox.y1) + 1 - y0)] = False
-        for top, bottom in _bands(rows, gap=max(1, round(height / 6))):
+        for top, bottom in joined_runs(rows, gap=max(1, round(height / 6))):
             if LOST_MIN * height <= bottom - top <= LOST_MAX * height:
                 task: Literal["line", "cell"] = "line" if bottom - top <= LOST_LINE * height else "cell"
                 read = _read_band(page, (x0, y0 + top, x1, y0 + bottom), round(height / 4), task)
@@ -229,18 +230,6 @@ def _read_band_as_two_lines(
         return []
     cut = y0 + low + int(np.argmin(profile[low:high]))
     return [ln for top, bottom in ((y0, cut), (cut, y1)) for ln in _read_band(page, (x0, top, x1, bottom), pad, "line")]
-
-
-def _bands(rows: npt.NDArray[np.bool_], gap: int) -> list[tuple[int, int]]:
-    """Runs of True in ``rows`` (start, end), runs less than ``gap`` apart joined."""
-    bands: list[tuple[int, int]] = []
-    marked = np.flatnonzero(rows)
-    for i in marked.tolist():
-        if bands and i - bands[-1][1] < gap:
-            bands[-1] = (bands[-1][0], i + 1)
-        else:
-            bands.append((i, i + 1))
-    return bands
 
 
 def _read_band(page: OcrPage, box: tuple[int, int, int, int], pad: int, task: Literal["line", "cell"]) -> list[Line]:
