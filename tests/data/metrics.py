@@ -62,7 +62,9 @@ _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _NO_SPACE = f"{_CJK}\u3040-\u30ff\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff"
 _SPACE_BY_CJK = re.compile(rf"\s+(?=[{_NO_SPACE}])|(?<=[{_NO_SPACE}])\s+")
 _NO_SPACE_CHAR = re.compile(rf"[{_NO_SPACE}]")
-_LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010\x02]\s*\n\s*(?=[a-z])")
+# A hyphen at a line end between letters, the next line starting with a letter: joined when that
+# letter is lower case in any script (Cyrillic and Greek words break so as Latin ones do).
+_LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010\x02]\s*\n\s*(?=([^\W\d_]))")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 # Separators nobody sees: Khmer, Thai and Myanmar translators put a zero-width space between words,
 # which no reading of the page can give back. The zero-width non-joiner (Persian) is kept: it
@@ -75,9 +77,13 @@ def normalise(text: str) -> str:
     for where the other broke lines); control characters dropped; whitespace runs as one space,
     none next to a character of a script written without spaces (engines and typesetters differ
     in where they put those); zero-width spaces dropped."""
-    text = _LINE_END_HYPHEN.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = _LINE_END_HYPHEN.sub(_joined, text.replace("\r\n", "\n").replace("\r", "\n"))
     text = _INVISIBLE.sub("", _CONTROL.sub("", unicodedata.normalize("NFKC", text)))
     return _SPACE_BY_CJK.sub("", re.sub(r"\s+", " ", text)).strip()
+
+
+def _joined(match: re.Match[str]) -> str:
+    return "" if match.group(1).islower() else match.group(0)
 
 
 def text_cer(reference: str, hypothesis: str) -> float:

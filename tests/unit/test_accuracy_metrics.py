@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 (Cyrillic and Greek letters are the point)
 """The real-page evaluation's measures on scripts written without spaces and with combining marks."""
 
 from __future__ import annotations
@@ -72,6 +73,16 @@ def test_word_f1_counts_words_and_character_f1_characters() -> None:
     assert bag_of_words_f1("один два три четыре", "один два три") == 2 * 1.0 * 0.75 / 1.75
     assert tokens("བོད་ཡིག") == ["བོ", "ད", "ཡི", "ག"]  # Tibetan: characters with their vowel signs
     assert tokens("ភាសាខ្មែរ")[:2] == ["ភា", "សា"]
+
+
+def test_a_word_hyphenated_at_a_line_end_is_one_word_in_every_script() -> None:
+    # The text layer marks the break (U+FFFE) and the reading keeps "вклю-" over "чват": a Cyrillic or
+    # Greek word so broken counted as two wrong words, a Latin one as one right word.
+    for broken, whole in (("com-\nmands", "commands"), ("вклю-\nчват", "включват"), ("συλ-\nλαβή", "συλλαβή")):
+        assert normalise(broken) == whole
+        assert bag_of_words_f1(whole, broken) == 1.0
+    assert normalise("Franco-\nGerman") == "Franco- German"
+    assert normalise("Северо-\nЗапад") == "Северо- Запад"
 
 
 def test_a_zero_width_space_is_not_text_but_a_non_joiner_is() -> None:
