@@ -27,11 +27,11 @@ WITH_KAPPA = {"κώδικες", "διακρίνει", "καὶ", "κείμενο
 WITH_CHI = {"ἀρχεῖο", "ἔχουν", "χωρίζεται", "μηχανὴ", "ὄχι", "ὑπάρχουν", "χώρα", "χρήστη"}
 
 
-def greek_page() -> bytes:
+def greek_page(lines: tuple[str, ...] = LINES) -> bytes:
     font = ImageFont.truetype(SERIF, 42)
     image = Image.new("RGB", (2480, 3508), "white")
     draw = ImageDraw.Draw(image)
-    for row, line in enumerate(LINES):
+    for row, line in enumerate(lines):
         draw.text((236, 300 + row * 80), line.replace("κ", "ϰ"), font=font, fill="black")
     png = io.BytesIO()
     image.save(png, format="PNG", dpi=(300, 300))
@@ -55,3 +55,17 @@ def test_only_words_the_list_makes_of_kappa_change() -> None:
     assert kappa_for_chi("ΧΑῚ", words) == "ΚΑῚ"
     assert kappa_for_chi("(π.χ., ἀ-πό-η-χος χαὶ", words | {"κ", "κος"}) == "(π.χ., ἀ-πό-η-χος καὶ"
     assert kappa_for_chi("χαὶ", frozenset()) == "χαὶ"  # no list, no change
+
+
+QUOTING_LATIN = "Τὸ TEX καὶ τὸ LaTeX γράφουν τὸν κανόνα στὸ ἀρχεῖο hyphen.tex σωστά."
+LATIN_WORDS = {"TEX", "LaTeX", "hyphen.tex"}
+
+
+def test_a_greek_word_read_as_latin_letters_is_read_again_with_the_greek_model() -> None:
+    """Before: "Ὁ κώδικας xa τὸ κείμενο" (the ϰ of "καὶ" read by ``Greek+Latin`` as a Latin x,
+    as "xal", "XA", "xol" on the dev elhyphen-modern scans); the Latin words quoted stay Latin."""
+    page = run(greek_page((*LINES, QUOTING_LATIN))).pages[0]
+    lines = [line.text for block in page.blocks for line in block.lines]
+    latin = {w.strip(".,") for line in lines for w in line.split() if any(c.isascii() and c.isalpha() for c in w)}
+    assert latin == LATIN_WORDS, lines
+    assert tokens(" ".join(lines)).count("καὶ") == 5, lines

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001, RUF003 (Greek letters and their Latin look-alikes are the point)
 """Tesseract 5 in-process through tesserocr, with Debian's language data.
 
 One API object per language set is kept and reused (each holds its language models: ~100 MB for
@@ -71,10 +72,11 @@ NOISY_PAPER = 0.2
 # "파일을" as "FAS"). A word of Latin letters read under ``STOLEN_BELOW`` in a line of mostly
 # words with the script's letters is read again alone, as a raw line, with the script's model
 # only, and that reading kept when it is one word of ``StolenWords.least`` letters of the script
-# or more, no Latin letter, read at ``STOLEN_KEPT`` or more. Real Latin words in those lines
+# or more, no Latin letter, read at ``StolenWords.kept`` or more. Real Latin words in those lines
 # ("HTML", "highlight-colors-set") read 0.90-0.96 with ``eng``; the model alone reads them as
 # digits and Latin letters, so they stay. A Korean word can be one syllable ("또", "열"). On the
 # nine dev Korean pages, mean CER clean 0.0508 -> 0.0420, scan 0.0399 -> 0.0317, every page better.
+# Greek beside ``Latin`` likewise (``GREEK_KEPT``).
 
 
 @dataclass(frozen=True)
@@ -93,18 +95,38 @@ class StolenWords:
     # Latin word read again alone that comes back as itself (or itself less its last character)
     # and a syllable or two of the script is kept so.
     particles: bool = False
+    # The confidence a word read again needs to be kept.
+    kept: float = 0.3
+    # Only words of letters are read again: a word with a digit in it is code or a label
+    # ("a2h", "4b1z" on a Greek page about hyphenation codes), which the script's model reads as junk.
+    letters_only: bool = False
+    # A reading again made only of these letters is no evidence: they are drawn as Latin letters
+    # are, and the Latin model's reading of them stands ("TEX" is no "ΤΕΧ").
+    twins: frozenset[str] = frozenset()
 
 
 def _is_hangul(char: str) -> bool:
     return script_of(char) == "Hangul"
 
 
+def _is_greek(char: str) -> bool:
+    return script_of(char) == "Greek"
+
+
+# Greek letters drawn as Latin ones are.
+GREEK_TWINS = frozenset("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧο")
+# Greek TeX fonts draw kappa as ϰ, which ``Greek+Latin`` reads as Latin: "καὶ" came back as "xal",
+# "xa", "XA" or "xol" (seven times on one dev elhyphen-modern page), "Τὰ" as "Tå", "πο-" as "zo-";
+# read alone with the Greek model each is itself at 0.86-0.97. Latin words and codes on those pages
+# read so come back at 0.74 or under, in Latin twins ("ΤΕΧ"), or with digits.
+GREEK_KEPT = 0.8
+
 REREAD_STOLEN_MODELS = {
     "Arabic": StolenWords(has_rtl, "eng", 2, pieces=False),
     "Hangul": StolenWords(_is_hangul, "Latin", 1, pieces=True, particles=True),
+    "Greek": StolenWords(_is_greek, "Latin", 2, pieces=False, kept=GREEK_KEPT, letters_only=True, twins=GREEK_TWINS),
 }
 STOLEN_BELOW = 0.9
-STOLEN_KEPT = 0.3
 # A Latin word of those, not the script's when read again whole, whose last glyph read alone with
 # the Hangul model is one or two syllables at ``PARTICLE_SURE`` or more ends with that particle:
 # the Hangul model reads Latin poorly ("MBR에" whole as "MBRo|"), the particle alone well (0.97).
@@ -303,6 +325,7 @@ class TesseractEngine:
                 any(map(stolen.letter, word.text))
                 or not _has_latin_letter(word.text)
                 or (word.confidence or 0.0) >= STOLEN_BELOW
+                or (stolen.letters_only and any(c.isdigit() for c in word.text))
             ):
                 continue
             read = self._read_alone(gray, line, word.bbox, lang, dpi)
@@ -312,8 +335,9 @@ class TesseractEngine:
             if (
                 sum(map(stolen.letter, text)) >= stolen.least
                 and not _has_latin_letter(text)
-                and confidence >= STOLEN_KEPT
-            ) or (stolen.particles and _with_particle(word.text, text) and confidence >= STOLEN_KEPT):
+                and confidence >= stolen.kept
+                and not all(c in stolen.twins for c in text if c.isalpha())
+            ) or (stolen.particles and _with_particle(word.text, text) and confidence >= stolen.kept):
                 words[i] = Word(text, word.bbox, confidence)
                 changed = True
             elif stolen.particles and word.bbox in glyphs:
