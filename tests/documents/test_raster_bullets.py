@@ -5,11 +5,17 @@ paragraph (a Chromium slide, rendered at 300 dpi: paragraph-boundary F1 0.0)."""
 from __future__ import annotations
 
 import io
+from unittest.mock import patch
 
 from generate import DEJAVU, ENGLISH
+from hypothesis import given
+from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont
 
+from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.model import Block
+from ocrqueue.documents.ocr import raster_bullets
+from ocrqueue.documents.ocr.raster_bullets import PAIRS_AT_ONCE
 
 from .helpers import run
 
@@ -56,3 +62,19 @@ def test_drawn_discs_make_a_list_of_their_items() -> None:
 
 def test_the_same_items_without_discs_are_no_list() -> None:
     assert not [b for b in _blocks(slide(bullets=False)) if b.type == "list"]
+
+
+_BOX = st.tuples(
+    st.integers(0, 60), st.integers(0, 60), st.integers(0, 12), st.integers(0, 12), st.sampled_from([0.0, 0.25, 0.5])
+).map(lambda b: BBox(b[0] + b[4], b[1], b[0] + b[2] + b[4], b[1] + b[3]))
+
+
+@given(st.lists(_BOX, min_size=1, max_size=40), st.lists(_BOX, max_size=60), st.sampled_from([1, 7, PAIRS_AT_ONCE]))
+def test_a_mark_is_in_the_words_when_it_overlaps_one_of_their_boxes(
+    marks: list[BBox], words: list[BBox], at_once: int
+) -> None:
+    """Every mark against every word at once, a few marks a pass: as each mark against each word
+    one by one (``BBox.intersection``), boxes that only touch, or have no width, overlapping none."""
+    with patch.object(raster_bullets, "PAIRS_AT_ONCE", at_once):
+        found = raster_bullets._in_words(marks, words)
+    assert found == [any(w.intersection(m) > 0 for w in words) for m in marks]

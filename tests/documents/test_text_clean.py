@@ -12,7 +12,17 @@ from generate import PdfBuilder
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ocrqueue.documents.text import clean_text, composed, join_lines
+from ocrqueue.documents.text import (
+    _MARK_AT_END,
+    HYPHEN_MARKS,
+    MAX_WIDE_SHARE_IN_CODE,
+    clean_text,
+    composed,
+    is_unwanted,
+    is_wide,
+    join_lines,
+    mostly_wide,
+)
 
 from .helpers import run
 
@@ -81,3 +91,29 @@ def test_printable_ascii_comes_back_as_it_is_and_other_ascii_is_cleaned() -> Non
     assert clean_text("Reading cost: 1.0x (eng), 200 dpi!") == "Reading cost: 1.0x (eng), 200 dpi!"
     assert clean_text("hyphen\x02") == "hyphen-"
     assert clean_text("a\tb\x07c") == "a bc"
+
+
+def _cleaned_char_by_char(text: str) -> str:
+    """clean_text as it was written first: every character looked at (the reference its fast paths
+    must agree with)."""
+    text = _MARK_AT_END.sub("-", text)
+    kept = [(" " if ch.isspace() else ch) for ch in text if ch.isspace() or not (is_unwanted(ch) or ch in HYPHEN_MARKS)]
+    return composed("".join(kept))
+
+
+_ANY = st.text(alphabet=st.characters(codec="utf-8")) | st.text(
+    alphabet="aé\u0301\u0e4d\u0e32 \t\x02\ufffe\u00ad\u200c\u4e2d"
+)
+
+
+@given(_ANY)
+def test_clean_text_is_what_looking_at_every_character_gives(text: str) -> None:
+    """Printable text (not ASCII: Cyrillic, Chinese, accented letters) skips the look at each
+    character: it holds nothing that look would drop, and comes back composed."""
+    assert clean_text(text) == _cleaned_char_by_char(text)
+
+
+@given(_ANY)
+def test_mostly_wide_counts_every_visible_character(text: str) -> None:
+    visible = [ch for ch in text if not ch.isspace()]
+    assert mostly_wide(text) == (sum(map(is_wide, visible)) > MAX_WIDE_SHARE_IN_CODE * len(visible))

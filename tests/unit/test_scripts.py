@@ -3,6 +3,8 @@ the languages a page of each script is read with (ocr/engine_choice.py)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -11,9 +13,13 @@ from ocrqueue.documents.ocr.detect import osd_script
 from ocrqueue.documents.ocr.engine_choice import by_language_models, language_models, languages_to_ask
 from ocrqueue.documents.output.languages import bcp47
 from ocrqueue.documents.scripts import (
+    _VIETNAMESE,
+    MIN_LETTERS,
     MIN_SHARE,
     SCRIPT_MODELS,
+    VIETNAMESE_SHARE,
     may_be_vietnamese,
+    script_counts,
     script_of,
     script_read_by,
     scripts_in,
@@ -148,3 +154,26 @@ def test_thai_is_read_with_the_thai_language_model_where_it_is_installed_and_eng
     assert language_models(("Thai", "Latin"), tesseract) is None
     assert language_models(("Cyrillic", "Thai", "Latin"), tesseract | {"tha"}) is None
     assert by_language_models(("tha", "eng")) and not by_language_models(("Thai", "Latin"))
+
+
+def _counted_char_by_char(text: str) -> Counter[str]:
+    """script_counts as it was written first: one look-up a character (the reference its faster
+    counting must agree with, in the order the scripts come too)."""
+    counts = Counter(s for s in map(script_of, text) if s is not None)
+    vietnamese = sum(1 for char in text if char in _VIETNAMESE)
+    if vietnamese >= MIN_LETTERS and vietnamese >= VIETNAMESE_SHARE * counts["Latin"]:
+        counts["Vietnamese"] = counts.pop("Latin")
+    return counts
+
+
+_MIXED = "".join(LETTERS.values()) + "ệấờữơư0123 ,.-\u2013\u2019\u0301\n"
+
+
+@given(
+    st.text(alphabet=st.characters(codec="utf-8"))
+    | st.text(alphabet=_MIXED)
+    | st.text(alphabet=st.characters(codec="ascii"))
+)
+def test_script_counts_are_those_of_each_character_in_the_order_they_come(text: str) -> None:
+    counts = script_counts(text)
+    assert list(counts.items()) == list(_counted_char_by_char(text).items())

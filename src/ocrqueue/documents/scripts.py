@@ -181,12 +181,25 @@ def _script_of(code: int) -> str | None:
 # script_of for the first code points (Basic Latin to Latin Extended-B, most of a Latin page's
 # letters), looked up instead of searched: a page's text is counted by script a few times.
 _SCRIPT_OF_LOW = tuple(_script_of(code) for code in range(0x250))
+# The ASCII characters script_of names no script for.
+_ASCII_NOT_LETTERS = bytes(code for code in range(0x80) if _SCRIPT_OF_LOW[code] is None)
 
 
 def script_counts(text: str) -> Counter[str]:
-    """Letters per script; Latin letters are counted as Vietnamese when enough of them are."""
-    counts = Counter(s for s in map(script_of, text) if s is not None)
-    vietnamese = sum(1 for char in text if char in _VIETNAMESE)
+    """Letters per script; Latin letters are counted as Vietnamese when enough of them are. Text
+    in ASCII (most of a Latin page's lines) holds Latin letters only, counted at once."""
+    if text.isascii():
+        letters = len(text.encode("ascii").translate(None, _ASCII_NOT_LETTERS))
+        return Counter({"Latin": letters}) if letters else Counter()
+    # Each character looked up once, however often it comes (a page's text repeats a few dozen),
+    # the scripts counted in the order they first come, as one pass over the text would.
+    chars = Counter(text)
+    counts: Counter[str] = Counter()
+    for char, n in chars.items():
+        script = script_of(char)
+        if script is not None:
+            counts[script] += n
+    vietnamese = sum(n for char, n in chars.items() if char in _VIETNAMESE)
     if vietnamese >= MIN_LETTERS and vietnamese >= VIETNAMESE_SHARE * counts["Latin"]:
         counts["Vietnamese"] = counts.pop("Latin")
     return counts

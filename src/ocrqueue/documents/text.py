@@ -55,8 +55,10 @@ _PIECEWISE_RANGES = (
 
 
 def _in(ranges: tuple[tuple[int, int], ...], ch: str) -> bool:
+    """Whether ``ch`` lies in one of ``ranges`` (the first of them starting lowest: a Latin letter
+    is told at once, before the ranges are gone through)."""
     code = ord(ch)
-    return any(lo <= code <= hi for lo, hi in ranges)
+    return code >= ranges[0][0] and any(lo <= code <= hi for lo, hi in ranges)
 
 
 def piece_gap(before: str, after: str, blank_printed: bool) -> str:
@@ -82,6 +84,8 @@ def mostly_wide(text: str) -> bool:
     (ideographs, kana, full-width forms): such a line is prose, even in a fixed-pitch font
     (every ideograph is one em wide, so CJK fonts carry the FixedPitch flag and CJK text keeps a
     regular pitch)."""
+    if text.isascii():  # no wide character (most of a Latin page's lines)
+        return False
     chars = [ch for ch in text if not ch.isspace()]
     return sum(map(is_wide, chars)) > MAX_WIDE_SHARE_IN_CODE * len(chars)
 
@@ -119,11 +123,11 @@ def clean_text(text: str) -> str:
     """A word or line as a reader sees it: a hyphenation mark at the end becomes "-", marks
     inside a word (a soft hyphen where no break fell) go, and so does every other invisible
     control or format character. Whitespace is kept as one space (tabs, line breaks). The
-    result is ``composed``. Printable ASCII, most of what a Latin page reads, holds none of
-    these and is given back as it is (the whole of this, per word and line, cost 0.03-0.05 s of
-    one core on a 200-dpi English scan)."""
-    if text.isascii() and text.isprintable():
-        return text
+    result is ``composed``. Printable text, most of what a page reads, holds none of these and
+    is given back as it is (composed, when not ASCII): the whole of this, per word and line, cost
+    0.03-0.05 s of one core on a 200-dpi English scan, and as much on a Russian one."""
+    if text.isprintable():  # no control, format, noncharacter or hyphenation mark; no space but " "
+        return text if text.isascii() else composed(text)
     text = _MARK_AT_END.sub("-", text)
     out = []
     for ch in text:
