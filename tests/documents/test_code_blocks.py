@@ -87,7 +87,7 @@ def test_source_beside_its_output_is_read_as_code_then_the_output() -> None:
     """A LaTeX manual's example beside its typeset result: read as one table, the rows interleaved
     the two (latex-notes-zh p. 34, clean render: CER 0.15)."""
     lines = [_cell_line(src, out, 20.0 * i) for i, (src, out) in enumerate(zip(SOURCE, OUTPUT, strict=True))]
-    code, output = whitespace_table(lines, BBox(100, 0, 600, 80))
+    code, output = whitespace_table(lines, BBox(100, 0, 600, 80), 842.0, 0.0)
     assert code.type == "code" and [" ".join(line.split()) for line in code.text.split("\n")] == SOURCE
     assert output.type == "text" and output.text == "E = mc2 (3.1) E = mc2 E = mc2"
 
@@ -95,7 +95,9 @@ def test_source_beside_its_output_is_read_as_code_then_the_output() -> None:
 def test_a_table_of_commands_stays_a_table() -> None:
     """A table listing symbols and their commands has markup in more than its first column."""
     rows = [("alpha \\alpha", "theta \\theta"), ("beta \\beta", "iota \\iota"), ("gamma \\gamma", "kappa \\kappa")]
-    (table,) = whitespace_table([_cell_line(a, b, 20.0 * i) for i, (a, b) in enumerate(rows)], BBox(100, 0, 600, 60))
+    (table,) = whitespace_table(
+        [_cell_line(a, b, 20.0 * i) for i, (a, b) in enumerate(rows)], BBox(100, 0, 600, 60), 842.0, 0.0
+    )
     assert table.type == "table"
     assert not is_source_beside_output([("Name", "Size"), ("report.pdf", "12 kB")])
 

@@ -132,7 +132,7 @@ def graphics(page: pdfium.PdfPage, frame: PageFrame) -> tuple[list[BBox], list[B
     labels: list[tuple[float, float, float, float]] = []  # and the text it shows
     for obj, outer, depth in page_objects(page):
         if depth == 0 and (drawn or labels):
-            drawings.extend([frame.box(*_union(drawn + labels))] if drawn else [])
+            drawings.extend([frame.box(*_form_box(drawn, labels))] if drawn else [])
             drawn, labels = [], []
         kind = obj.type
         if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
@@ -146,7 +146,7 @@ def graphics(page: pdfium.PdfPage, frame: PageFrame) -> tuple[list[BBox], list[B
             box = frame.box(*_bounds(obj, outer))
             marks.extend([box] if is_mark(box) else [])
     if drawn:
-        drawings.append(frame.box(*_union(drawn + labels)))
+        drawings.append(frame.box(*_form_box(drawn, labels)))
     drawings += [frame.box(*box) for box in _path_clusters(loose_paths)]
     return images, drawings, marks
 
@@ -176,6 +176,41 @@ def _shown_bounds(obj: pdfium.PdfObject, outer: Matrix) -> tuple[float, float, f
     left, bottom = max(left, min(p[0] for p in points)), max(bottom, min(p[1] for p in points))
     right, top = min(right, max(p[0] for p in points)), min(top, max(p[1] for p in points))
     return (left, bottom, right, top) if left < right and bottom < top else None
+
+
+# A bar (a path at most this thick and this many times as long as thick) that reaches mostly
+# outside the rest of what a form draws is the page's decoration, not part of its drawing.
+BAR_MAX_THICKNESS = 6.0
+BAR_MIN_LENGTH = 10.0
+BAR_MIN_INSIDE = 0.5
+
+
+def _form_box(
+    drawn: list[tuple[float, float, float, float]], labels: list[tuple[float, float, float, float]]
+) -> tuple[float, float, float, float]:
+    """The box of what a form XObject shows: its paths, images and labels, less bars that run
+    mostly outside the rest. A page's header drawn as one form (a logo, a wordmark and a rule
+    across the page under both) was boxed across the page, over the running titles beside the
+    logo, which were read as the figure's words; a chart's axes and grid lines lie within the
+    box of its plot and labels, and stay in it."""
+
+    def bar(b: tuple[float, float, float, float]) -> bool:
+        thin, long = sorted((b[2] - b[0], b[3] - b[1]))
+        return thin <= BAR_MAX_THICKNESS and long >= BAR_MIN_LENGTH * max(thin, 0.1)
+
+    rest = [b for b in drawn if not bar(b)] + labels
+    if not rest or len(rest) == len(drawn) + len(labels):
+        return _union(drawn + labels)
+    core = _union(rest)
+
+    def inside(b: tuple[float, float, float, float]) -> float:
+        """The share of a bar's length within the core's span along it."""
+        lo, hi, core_lo, core_hi = (
+            (b[0], b[2], core[0], core[2]) if b[2] - b[0] >= b[3] - b[1] else (b[1], b[3], core[1], core[3])
+        )
+        return max(0.0, min(hi, core_hi) - max(lo, core_lo)) / max(hi - lo, 1e-6)
+
+    return _union(rest + [b for b in drawn if bar(b) and inside(b) >= BAR_MIN_INSIDE])
 
 
 def _union(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:

@@ -14,7 +14,7 @@ from PIL import Image
 from ocrqueue.documents.engines import OcrEngine, RecognitionRequest
 from ocrqueue.documents.geometry import BBox, PixelBox, union
 from ocrqueue.documents.input.images import png_bytes
-from ocrqueue.documents.layout.aligned_columns import aligned_tables
+from ocrqueue.documents.layout.aligned_columns import aligned_tables, cells_like
 from ocrqueue.documents.layout.blocks import body_size, build_blocks, figure_block, holds_running_text, reading_sort
 from ocrqueue.documents.layout.cells import MIN_COLUMN_GAP_PT, column_bounds, grid_cells_to_points, table_text
 from ocrqueue.documents.layout.code import code_text, is_source_beside_output, mark_monospace
@@ -25,6 +25,7 @@ from ocrqueue.documents.layout.raster import MIN_FIGURE_INK, Island, IslandKind,
 from ocrqueue.documents.layout.rows import split_line, with_words
 from ocrqueue.documents.layout.straighten import GRID_DPI, Straightened
 from ocrqueue.documents.layout.tables import TableGrid
+from ocrqueue.documents.layout.word_regions import word_regions
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Block, Line, Table, TableCell, Word, figure_name
 from ocrqueue.documents.text import clean_text, join_words
@@ -226,7 +227,7 @@ def island_blocks(page: OcrPage, island: Island, figures: Figures, reader: Islan
         lines, _ = reader.read(island, "table")
         if is_contents(lines):
             return build_blocks(mark_monospace(reading_sort(lines), body), page.height, body or body_size(lines))
-        return whitespace_table(lines, bbox)
+        return whitespace_table(lines, bbox, page.height, body)
     block, drawing = reader.ruled_table(island, island.grid)
     if block.table is not None and not any(c.text for c in block.table.cells):
         return [figures.add(island.box, drawing)]  # a grid of lines with no text in it is a drawing, not a table
@@ -291,14 +292,17 @@ def in_reading_order(
     return with_notes(blocks, notes)
 
 
-def whitespace_table(lines: list[Line], bbox: BBox) -> list[Block]:
+def whitespace_table(lines: list[Line], bbox: BBox, page_height: float, body: float) -> list[Block]:
     """A table without vertical rules, from its lines in points: rows are the lines, columns the
-    gaps that no word crosses. With fewer than two columns or rows it is read as a text block;
-    source beside its output is read as a code block, then the output."""
+    gaps that no word crosses. Source beside its output is read as a code block, then the output.
+    Lines that are no table — fewer than two columns or rows, or a column of prose (``_prose``:
+    the layout model calls columns of prose, a list of references and the boxes of a flowchart
+    tables) — are read as text, as the page is (``as_text``); as one text block, a flowchart's
+    boxes were read straight across, and two columns of references lost their paragraphs."""
     lines = sorted((ln for ln in lines if ln.words), key=lambda ln: ln.bbox.y0)
     columns = column_bounds([w.bbox for ln in lines for w in ln.words], min_gap=MIN_COLUMN_GAP_PT)
     if len(columns) < 2 or len(lines) < 2:
-        return [Block("text", bbox, join_words([ln.text for ln in lines]), mean_confidence(lines), tuple(lines))]
+        return as_text(lines, page_height, body)
     example = _split_example(lines, columns)
     if example is not None:
         source, output = example
@@ -312,6 +316,9 @@ def whitespace_table(lines: list[Line], bbox: BBox) -> list[Block]:
                 tuple(output),
             ),
         ]
+    per_column = [[split_line(ln, w) for ln in lines if (w := _words_in(ln, [column]))] for column in columns]
+    if any(_prose(column) for column in per_column):
+        return as_text(lines, page_height, body)
     cells = []
     for r, line in enumerate(lines):
         for c, column in enumerate(columns):
@@ -319,6 +326,30 @@ def whitespace_table(lines: list[Line], bbox: BBox) -> list[Block]:
             cells.append(TableCell(r, c, text, BBox(column[0], line.bbox.y0, column[1], line.bbox.y1)))
     table = Table(len(lines), len(columns), tuple(cells))
     return [Block("table", bbox, table_text(table), mean_confidence(lines), (), table=table)]
+
+
+PROSE_MIN_WORDS = 4  # a column whose lines hold fewer words (the median) is a column of cells
+
+
+def _prose(column: Sequence[Line]) -> bool:
+    """Whether a column's lines are prose: lines of several words (short words alike in width,
+    "alpha \\alpha" over "beta \\beta", look like lines that run on and fill their column) that
+    are not cells (``cells_like``)."""
+    words = sorted(len(ln.words) for ln in column)
+    return bool(words) and words[len(words) // 2] >= PROSE_MIN_WORDS and not cells_like(column)
+
+
+def as_text(lines: Sequence[Line], page_height: float, body: float) -> list[Block]:
+    """Blocks of ``lines`` (points) read as a page's text: cut into regions by XY-cut of their
+    words (layout/word_regions.py), each region's lines in paragraphs, lists and titles, against
+    their own body size (``body``, the page's, when they have none): the text outside the area
+    may be a page's footnotes, against which all of it read as titles."""
+    size = body_size(lines) or body
+    return [
+        b
+        for region in word_regions(lines)
+        for b in build_blocks(mark_monospace(reading_sort(region), size), page_height, size)
+    ]
 
 
 def source_beside_output(lines: Sequence[Line]) -> tuple[list[Line], list[Line]] | None:
