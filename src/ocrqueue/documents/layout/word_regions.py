@@ -33,10 +33,10 @@ def word_regions(lines: Sequence[Line]) -> list[list[Line]]:
     words = [w for ln in lines for w in ln.words]
     if not words:
         return []
-    x0, y0 = min(w.bbox.x0 for w in words), min(w.bbox.y0 for w in words)
-    x1, y1 = max(w.bbox.x1 for w in words), max(w.bbox.y1 for w in words)
-    grid = np.zeros((int((y1 - y0) * GRID_SCALE) + 2, int((x1 - x0) * GRID_SCALE) + 2), dtype=bool)
     boxes = [w.bbox for w in words] + justified_spaces(list(lines))
+    x0, y0 = min(b.x0 for b in boxes), min(b.y0 for b in boxes)
+    x1, y1 = max(b.x1 for b in boxes), max(b.y1 for b in boxes)
+    grid = np.zeros((int((y1 - y0) * GRID_SCALE) + 2, int((x1 - x0) * GRID_SCALE) + 2), dtype=bool)
     for b in boxes:
         top, bottom = b.y0 + WORD_BOX_TRIM * b.height, b.y1 - WORD_BOX_TRIM * b.height
         grid[
