@@ -98,7 +98,7 @@ def line_text(words: Sequence[Word]) -> str:
 @dataclass(frozen=True)
 class Line:
     """A line of text; ``monospace`` when it is set in a fixed-pitch font (the text layer's font,
-    or the regular pitch of an OCR line's words)."""
+    or the regular pitch of an OCR line's words); ``bold`` when its font is (the text layer's)."""
 
     text: str
     bbox: BBox
@@ -106,6 +106,7 @@ class Line:
     words: tuple[Word, ...] = ()
     font_size: float | None = None
     monospace: bool = False
+    bold: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -119,6 +120,8 @@ class Line:
             d["font_size"] = round(self.font_size, 2)
         if self.monospace:
             d["monospace"] = True
+        if self.bold:
+            d["bold"] = True
         _mark_direction(d, self.text)
         return d
 
@@ -131,6 +134,7 @@ class Line:
             tuple(Word.from_dict(w) for w in d.get("words", ())),
             d.get("font_size"),
             bool(d.get("monospace", False)),
+            bool(d.get("bold", False)),
         )
 
 

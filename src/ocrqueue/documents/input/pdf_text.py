@@ -94,17 +94,23 @@ _MONO_NAME = re.compile(
     r"mono|courier|consol|inconsolata|typewriter|menlo|monaco|sourcecode|(?:^|\+)[a-z]{0,3}tt\d", re.IGNORECASE
 )
 _FIXED_PITCH_FLAG = 1
+# Bold faces by weight (PDFium's FPDFText_GetFontWeight: 400 regular, 700 bold) or, where the
+# font gives none, by name ("Arial-BoldMT", "NimbusSans-Bold", "SourceSansPro-Semibold").
+BOLD_WEIGHT = 600
+_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 
 
 class _FontNames:
-    """Whether the character at an index is set in a fixed-pitch font, asked of PDFium once per
-    line end (the first character of the line and of its last word), cached by font name."""
+    """Whether the character at an index is set in a fixed-pitch font or a bold one, asked of
+    PDFium once per line end (the first character of the line and of its last word), cached by
+    font name."""
 
     def __init__(self, raw: pdfium_c.FPDF_TEXTPAGE) -> None:
         self.raw = raw
         self.buffer = ctypes.create_string_buffer(128)
         self.flags = ctypes.c_int()
         self.known: dict[tuple[bytes, int], bool] = {}
+        self.bold_known: dict[bytes, bool] = {}
 
     def line_is_monospace(self, text: str | list[str], first: int, last: int, end: int) -> bool:
         """Whether the line ``text[first:end]`` is set in a fixed-pitch font, asked at its first
@@ -114,6 +120,21 @@ class _FontNames:
             return False
         ends = [i for i in (first, last) if 0 <= i < len(text) and not (text[i] and is_wide(text[i][0]))]
         return bool(ends) and all(self.monospace(i) for i in ends)
+
+    def line_is_bold(self, text: str | list[str], first: int, last: int) -> bool:
+        """Whether the line starting at ``first`` is set in a bold face at its first character and
+        at its last word's (a word in bold inside a line of regular text does not make it bold)."""
+        ends = [i for i in (first, last) if 0 <= i < len(text)]
+        return bool(ends) and all(self.bold(i) for i in ends)
+
+    def bold(self, index: int) -> bool:
+        if index < 0 or not pdfium_c.FPDFText_GetFontInfo(self.raw, index, self.buffer, 128, self.flags):
+            return False
+        name = self.buffer.value
+        if name not in self.bold_known:
+            weight = pdfium_c.FPDFText_GetFontWeight(self.raw, index)
+            self.bold_known[name] = weight >= BOLD_WEIGHT or bool(_BOLD_NAME.search(name.decode("latin-1")))
+        return self.bold_known[name]
 
     def monospace(self, index: int) -> bool:
         if index < 0 or not pdfium_c.FPDFText_GetFontInfo(self.raw, index, self.buffer, 128, self.flags):
@@ -125,7 +146,7 @@ class _FontNames:
         return self.known[key]
 
 
-def _line(words: list[Word], font_size: float | None, monospace: bool = False) -> Line:
+def _line(words: list[Word], font_size: float | None, monospace: bool = False, bold: bool = False) -> Line:
     words = rejoin_letter_spaced(words, font_size)
     box = BBox(
         min(w.bbox.x0 for w in words),
@@ -133,7 +154,7 @@ def _line(words: list[Word], font_size: float | None, monospace: bool = False) -
         max(w.bbox.x1 for w in words),
         max(w.bbox.y1 for w in words),
     )
-    return Line(line_text(words), box, 1.0, tuple(words), font_size, monospace)
+    return Line(line_text(words), box, 1.0, tuple(words), font_size, monospace, bold)
 
 
 def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) -> tuple[list[Line], int, int]:
@@ -162,7 +183,7 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 rtl_before = None
                 if words:
                     monospace = fonts.line_is_monospace(text, first, last, line.end())
-                    lines.append(_line(words, sizes.size(first), monospace))
+                    lines.append(_line(words, sizes.size(first), monospace, fonts.line_is_bold(text, first, last)))
                     rtl_before, before = lines[-1], (first, glyphs)
                 continue
             rtl_before = None
@@ -194,7 +215,14 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 words.append(Word(text_of_word, to_page(x0, y0, x1, y1), 1.0))
                 last = start
         if words:
-            lines.append(_line(words, sizes.size(first), fonts.line_is_monospace(text, first, last, line.end())))
+            lines.append(
+                _line(
+                    words,
+                    sizes.size(first),
+                    fonts.line_is_monospace(text, first, last, line.end()),
+                    fonts.line_is_bold(text, first, last),
+                )
+            )
     lines = join_after_markers(lines)
     counts = Counter(text)
     visible = sum(k for ch, k in counts.items() if not ch.isspace())
@@ -345,7 +373,8 @@ def _lines(
                         logical = logical_words(placed, char_boxes, None if rtl else True, font_size or 0.0)
                         rtl = rtl or (rtl_before is not None and _ends_paragraph(logical, rtl_before))
                         words[:] = logical if rtl else words
-                    lines.append(_line(words, font_size, fonts.line_is_monospace(text, first, last, i)))
+                    monospace = fonts.line_is_monospace(text, first, last, i)
+                    lines.append(_line(words, font_size, monospace, fonts.line_is_bold(text, first, last)))
                     rtl_before = lines[-1] if rtl else None
                     words.clear()
                 glyphs.clear()

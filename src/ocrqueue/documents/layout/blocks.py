@@ -44,6 +44,18 @@ TITLE_MAX_LINES = 3
 PROSE_END = re.compile(r"(?:[.!?,;:]|[^\W\d_A-Z\u00c0-\u00de])[\"'\u201d\u2019)]*$")
 TITLE_RATIO = 1.3
 H1_RATIO = 1.8
+# One or two lines in a bold face, no smaller than the body text and no sentence, over prose in a
+# regular face (``bold_heads``), are headings of the third level: word processors' and InDesign's
+# lower headings are the body's size in bold ("Surgical Complications" over its paragraph in the
+# NCCN guidelines), and were read into the paragraph under them.
+# The sizes PDFium gives such a heading's bold face run under the body's regular one (9.96 against
+# 11.04 pt there); smaller bold type than this is a table's head or a caption's label. A heading
+# says no sentence: it ends in no punctuation (a bold "Bill to:" or "Warning: do not." is none).
+BOLD_TITLE_MAX_LINES = 2
+BOLD_TITLE_MIN_SIZE = 0.85
+BOLD_TITLE_MAX_WORDS = 12
+BOLD_TITLE_END = re.compile(r"[.!?,;:]\W*$")
+BOLD_LEVEL = 3
 # A pitch this share of the text size wider than the region's usual one sets paragraphs apart.
 PARAGRAPH_SPACE = 0.4
 MIN_PITCHES = 3
@@ -140,6 +152,11 @@ def paragraphs(lines: Sequence[Line]) -> list[list[Line]]:
     return groups
 
 
+def _starts_as_heading(text: str) -> bool:
+    first = text.lstrip()[:1]
+    return first.isdigit() or first.isupper()
+
+
 def _join_lines(lines: Sequence[Line]) -> str:
     return join_lines([ln.text for ln in lines])
 
@@ -202,6 +219,33 @@ def classify(
     return "text", None
 
 
+def bold_heads(lines: Sequence[Line], body: float) -> tuple[list[Line], list[Line]]:
+    """The bold headings a paragraph starts with, one a line (two stacked: a section's and its
+    subsection's), and the rest of it, when that rest is prose in a regular face: a heading with no
+    more space under it than between its text's lines, read into it. Bold lines over anything else
+    are a letter's sender, a form's labels, a flowchart's boxes (dev letters, DD 293 and the NCCN
+    algorithms: no headings in their tags; standing apart from prose they were titles there: heading
+    F1 down); a bold phrase inside a paragraph is the paragraph's."""
+    count = 0
+    while count < min(BOLD_TITLE_MAX_LINES, len(lines)) and _bold_heading_line(lines[count], body):
+        count += 1
+    rest = list(lines[count:])
+    if count and rest and not any(ln.bold for ln in rest) and is_prose(rest):
+        return list(lines[:count]), list(lines[count:])
+    return [], list(lines)
+
+
+def _bold_heading_line(line: Line, body: float) -> bool:
+    return (
+        line.bold
+        and body > 0
+        and line_size(line) >= BOLD_TITLE_MIN_SIZE * body
+        and len(line.text.split()) <= BOLD_TITLE_MAX_WORDS
+        and _starts_as_heading(line.text)
+        and not BOLD_TITLE_END.search(line.text)
+    )
+
+
 def list_items(lines: Sequence[Line]) -> list[str]:
     """Item texts of a list block: a line with a marker starts an item, others continue it."""
     items: list[list[Line]] = []
@@ -258,9 +302,13 @@ def restore_bullets(lines: Sequence[Line]) -> list[Line]:
 def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list[Block]:
     """Blocks of one column region; its lines' extent is the column a formula is centred in."""
     lines = restore_bullets(lines)
-    blocks = []
+    blocks: list[Block] = []
     column = union(ln.bbox for ln in lines) if lines else None
-    for group in paragraphs(lines):
+    for paragraph in paragraphs(lines):
+        heads, group = bold_heads(paragraph, body)
+        blocks.extend(
+            Block("title", head.bbox, head.text, head.confidence, (head,), level=BOLD_LEVEL) for head in heads
+        )
         kind, level = classify(group, page_height, body, column)
         if kind == "list":
             text = "\n".join(list_items(group))

@@ -92,7 +92,7 @@ def mark_monospace(lines: Sequence[Line], body: float = 0.0) -> list[Line]:
             verdict = close and _fits_pitch(words, pitch, NEIGHBOUR_BEARINGS)
         large = body > 0 and (line.font_size or line.bbox.height) >= LARGE_TYPE * body
         verdict = verdict and not (large and not reads_as_code([line]))
-        out.append(Line(line.text, line.bbox, line.confidence, line.words, line.font_size, bool(verdict)))
+        out.append(replace(line, monospace=bool(verdict)))
     out = [
         replace(line, monospace=False) if 0 < i < len(out) - 1 and _lone_pitch(out[i - 1], line, out[i + 1]) else line
         for i, line in enumerate(out)

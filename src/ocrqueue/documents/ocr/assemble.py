@@ -28,6 +28,7 @@ from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.word_regions import word_regions
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Block, Line, Table, TableCell, Word, figure_name
+from ocrqueue.documents.ocr.bold_lines import with_bold_marked
 from ocrqueue.documents.text import clean_text, join_words
 
 FIGURE_MIN_IN = 1.0  # a region at least this tall and wide with (almost) no text is a figure
@@ -149,6 +150,7 @@ def region_blocks(
     """Blocks of each text region (lines in points), and the page's margin notes as blocks of
     their own (layout/margins.py; ``in_reading_order`` places them). Without a layout model
     (``detected`` None), a big region with hardly any text is taken for a figure."""
+    region_lines = with_bold_marked(region_lines, page.ink, page.scale)
     body = body_size(ln for lines in region_lines for ln in lines)
     captions = [b.box for b in detected or () if b.label == "caption"]
     boxes = [BBox(*box).scaled(1 / page.scale) for box in layout.regions]
