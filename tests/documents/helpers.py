@@ -24,6 +24,28 @@ def run(data: bytes, resources: PipelineResources | None = None, **options: obje
         return assemble(doc.meta, [process_page(page, opts, resources) for page in doc.pages()])
 
 
+CHROMIUM = "/usr/bin/chromium"
+
+
+def printed_by_chromium(pages: dict[str, str], backgrounds: bool = False) -> dict[str, bytes]:
+    """Each HTML page printed to an A4 PDF without margins by Debian's Chromium (driven by
+    Playwright, as the browser tests drive it); the test is skipped without chromium."""
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    out: dict[str, bytes] = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        tab = browser.new_page()
+        margin = {side: "0" for side in ("top", "bottom", "left", "right")}
+        for name, html in pages.items():
+            tab.set_content(html)
+            out[name] = tab.pdf(format="A4", print_background=backgrounds, margin=margin)
+        browser.close()
+    return out
+
+
 def unmeasured(result: DocumentResult) -> dict[str, Any]:
     """The result's JSON without what is measured (stage timings): two readings must equal in it."""
     return without_timings(result.to_dict())

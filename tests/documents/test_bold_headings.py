@@ -10,9 +10,6 @@ Needs Debian's chromium and Playwright (the browser tests' pair); skipped withou
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pypdfium2 as pdfium
 import pytest
 
@@ -20,9 +17,8 @@ from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.blocks import bold_heads
 from ocrqueue.documents.model import Line
 
-from .helpers import png_bytes, run
+from .helpers import png_bytes, printed_by_chromium, run
 
-CHROMIUM = "/usr/bin/chromium"
 HEADINGS = ("Surgical Complications", "Radioactive Iodine Treatment", "Follow-up Imaging")
 PROSE = (
     "The most common complications after the operation are rare when the surgeon is experienced, "
@@ -42,17 +38,7 @@ PAGE = (
 
 @pytest.fixture(scope="module")
 def pdf() -> bytes:
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        tab = browser.new_page()
-        tab.set_content(PAGE)
-        data = tab.pdf(format="A4", margin={side: "0" for side in ("top", "bottom", "left", "right")})
-        browser.close()
-    return data
+    return printed_by_chromium({"page": PAGE})["page"]
 
 
 def rendered(pdf: bytes) -> bytes:

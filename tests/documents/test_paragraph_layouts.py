@@ -9,15 +9,10 @@ Needs Debian's chromium and Playwright (the browser tests' pair); skipped withou
 from __future__ import annotations
 
 import random
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from .helpers import run
-
-CHROMIUM = "/usr/bin/chromium"
+from .helpers import printed_by_chromium, run
 
 # Long words among short ones in a narrow justified column leave lines of two or three words
 # whose spaces are wider than the gutter.
@@ -79,22 +74,9 @@ FORM = (
 
 
 @pytest.fixture(scope="module")
-def printed() -> Iterator[dict[str, bytes]]:
+def printed() -> dict[str, bytes]:
     """Each page printed to PDF by Chromium."""
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    out: dict[str, bytes] = {}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        tab = browser.new_page()
-        for name, html in {"gazette": GAZETTE, "slide": SLIDE, "form": FORM}.items():
-            tab.set_content(html)
-            margin = {side: "0" for side in ("top", "bottom", "left", "right")}
-            out[name] = tab.pdf(format="A4", margin=margin)
-        browser.close()
-    yield out
+    return printed_by_chromium({"gazette": GAZETTE, "slide": SLIDE, "form": FORM})
 
 
 def test_justified_newspaper_columns_keep_their_paragraphs_whole(printed: dict[str, bytes]) -> None:

@@ -10,14 +10,11 @@ Needs Debian's chromium and Playwright (the browser tests' pair); skipped withou
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 
-from .helpers import run
+from .helpers import printed_by_chromium, run
 
-CHROMIUM = "/usr/bin/chromium"
 NUMBERS = ("one", "two", "three", "four")
 SENTENCE = "Paragraph {} tells how the harbour works went on, and it runs for a few lines of its own."
 PAGE = (
@@ -30,17 +27,7 @@ PAGE = (
 @pytest.fixture(scope="module")
 def pdf() -> bytes:
     """The page printed to PDF by Chromium."""
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        tab = browser.new_page()
-        tab.set_content(PAGE)
-        data = tab.pdf(format="A4", margin={side: "0" for side in ("top", "bottom", "left", "right")})
-        browser.close()
-    return data
+    return printed_by_chromium({"page": PAGE})["page"]
 
 
 def test_paragraphs_spaced_less_than_a_line_are_blocks_of_their_own(pdf: bytes) -> None:

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pypdfium2 as pdfium
@@ -20,9 +17,8 @@ from PIL import Image
 
 from ocrqueue.documents import DocumentResult
 
-from .helpers import run
+from .helpers import printed_by_chromium, run
 
-CHROMIUM = "/usr/bin/chromium"
 RENDER_DPI = 200
 
 # Each sentence names its number, so the order the page is read in shows in the Markdown.
@@ -144,31 +140,20 @@ background-size:cover;padding:0.5in;font-family:Arial;font-size:12pt"><p>{COVER_
 
 
 @pytest.fixture(scope="module")
-def printed() -> Iterator[dict[str, bytes]]:
+def printed() -> dict[str, bytes]:
     """Each page printed to PDF by Chromium."""
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    pages = {
-        "newspaper": NEWSPAPER,
-        "exam": EXAM,
-        "letter": LETTER,
-        "cover": _cover(),
-        "invoice": _invoice(),
-        "listing": _listing(),
-        "form": _form(),
-    }
-    out: dict[str, bytes] = {}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        tab = browser.new_page()
-        for name, html in pages.items():
-            tab.set_content(html)
-            margin = {side: "0" for side in ("top", "bottom", "left", "right")}
-            out[name] = tab.pdf(format="A4", print_background=True, margin=margin)
-        browser.close()
-    yield out
+    return printed_by_chromium(
+        {
+            "newspaper": NEWSPAPER,
+            "exam": EXAM,
+            "letter": LETTER,
+            "cover": _cover(),
+            "invoice": _invoice(),
+            "listing": _listing(),
+            "form": _form(),
+        },
+        backgrounds=True,
+    )
 
 
 def _read(pdf: bytes, path: str) -> DocumentResult:
