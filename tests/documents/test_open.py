@@ -140,3 +140,14 @@ def test_grey_and_rgb_frames_are_kept_as_decoded(mode: str, kept: str) -> None:
     with open_document(buffer.getvalue()) as doc:
         raster = next(iter(doc.pages())).render(200)
     assert raster.image.mode == kept
+
+
+def test_a_page_read_after_its_iterator_is_dropped_says_it_is_closed(samples: Samples) -> None:
+    """Before: ctypes.ArgumentError "expected LP_struct_fpdf_page_t__ instance instead of NoneType"
+    from deep inside the text layer's reading, for ``process_page(next(doc.pages()))``."""
+    with open_document(samples.data("long_pdf")) as doc:
+        page = next(doc.pages())  # the iterator is dropped here, and closes the page
+        with pytest.raises(pdf_module.PageClosedError, match="page 1 is closed"):
+            process_page(page, ProcessOptions())
+        kept = doc.pages()
+        assert process_page(next(kept), ProcessOptions()).index == 0

@@ -82,6 +82,11 @@ def iter_pdf_pages(pdf: pdfium.PdfDocument, indices: Iterable[int], limits: Docu
             page.close()
 
 
+class PageClosedError(RuntimeError):
+    """A page was used after ``Document.pages()`` closed it: a caller's mistake, not a bad file
+    (no ``DocumentError``: a task reading so must not end as the upload's fault)."""
+
+
 @dataclass
 class PdfPage:
     """A loaded PDF page (implements PageInput)."""
@@ -125,6 +130,18 @@ class PdfPage:
         with PDFIUM_LOCK:
             self._page.close()
 
+    def _loaded(self) -> pdfium.PdfPage:
+        """The loaded page; an error that says so once it is closed. ``Document.pages()`` closes
+        each page when asked for the next or when the iterator is dropped: ``next(doc.pages())``
+        with the iterator not kept hands out a page already closed, which PDFium's binding
+        reported as "expected LP_struct_fpdf_page_t__ instance instead of NoneType"."""
+        if self._page.raw is None:
+            raise PageClosedError(
+                f"page {self._index + 1} is closed: Document.pages() closes each page when the next is "
+                "asked for or the iterator is dropped; keep the iterator while the page is read"
+            )
+        return self._page
+
     def _fit_dpi(self, dpi: int) -> int:
         """Cap the DPI at the configured maximum, and lower it for oversized pages so the bitmap stays
         within the pixel budget (not below 72 dpi) and the hard pixel limit (or refuse the page)."""
@@ -153,7 +170,7 @@ class PdfPage:
         scale = dpi / 72
         with PDFIUM_LOCK:
             try:
-                bitmap = self._page.render(scale=scale, rotation=self._turn, may_draw_forms=False, draw_annots=True)
+                bitmap = self._loaded().render(scale=scale, rotation=self._turn, may_draw_forms=False, draw_annots=True)
                 image = bitmap.to_pil().convert("RGB")  # a copy: the bitmap can go now, under the lock
                 bitmap.close()
             except pdfium.PdfiumError as exc:
@@ -170,7 +187,7 @@ class PdfPage:
             raise PageRenderError(f"page {self._index + 1}: the region {box.to_list()} to render is not on the page")
         with PDFIUM_LOCK:
             try:
-                bitmap = self._page.render(
+                bitmap = self._loaded().render(
                     scale=dpi / 72,
                     rotation=self._turn,
                     crop=(x0, self.height - y1, self.width - x1, y0),
@@ -187,17 +204,18 @@ class PdfPage:
         orders a line's characters as the page is shown, and on a page shown upside down it gave
         them backwards ("ll files, except ... ve a The package is selected ... remo")."""
         with PDFIUM_LOCK:
-            shown = self._page.get_rotation()
+            page = self._loaded()
+            shown = page.get_rotation()
             try:
                 if self._turn:
-                    self._page.set_rotation(self._frame.rotation)
-                return read_text_layer(self._page, self._frame, char_boxes)
+                    page.set_rotation(self._frame.rotation)
+                return read_text_layer(page, self._frame, char_boxes)
             except pdfium.PdfiumError as exc:
                 raise PageRenderError(f"page {self._index + 1} text could not be read: {exc}") from exc
             finally:
                 if self._turn:
-                    self._page.set_rotation(shown)
+                    page.set_rotation(shown)
 
     def rulings(self) -> list[BBox]:
         with PDFIUM_LOCK:
-            return self._frame.cut(vector_rules(self._page, self._frame))
+            return self._frame.cut(vector_rules(self._loaded(), self._frame))
