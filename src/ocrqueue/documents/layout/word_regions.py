@@ -1,7 +1,7 @@
 """Lines already read, cut into column-aware regions by XY-cut of their words' boxes.
 
-What the text layer does for a whole page (textlayer/page.py ``_regions``), for the lines of one
-area read by OCR: a table the layout model saw where the lines are not a table (the boxes of a
+``cut_regions`` cuts a text layer's whole page (textlayer/page.py) and the lines of one area read
+by OCR: a table the layout model saw where the lines are not a table (the boxes of a
 flowchart, columns of prose) is read as text, region by region, as the page around it is. Read as
 one block, or as one table, its lines were joined straight across its columns.
 """
@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.geometry import BBox, union
+from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
 from ocrqueue.documents.layout.rows import split_line
 from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.word_spaces import justified_spaces
@@ -21,33 +22,47 @@ from ocrqueue.documents.layout.xycut import xy_cut_page
 from ocrqueue.documents.model import Line, Word
 
 GRID_SCALE = GRID_DPI / 72  # grid cells per point
-MIN_GUTTER_IN = 0.2  # as layout/raster.py
-WORD_BOX_TRIM = 0.2  # share of a word box's height left off at its top and bottom (as on the text layer)
+WORD_BOX_TRIM = 0.2  # share of a word box's height left off at its top and at its bottom
+
+
+def cut_regions(lines: Sequence[Line], frame: BBox, margin_band: float, solid: Sequence[BBox] = ()) -> list[BBox]:
+    """Column-aware regions in reading order (points), from the lines' word boxes drawn on a grid
+    of ``GRID_DPI`` over ``frame``, with ``solid`` boxes drawn whole (tables), cut by XY-cut. A
+    word box runs from its font's ascent to its descent, so the lines of a paragraph set with
+    little leading touch on the grid: a paragraph made one band of ink, the "line height"
+    (xycut's gutter for its type) grew to a paragraph's, and the gutters of a newspaper's columns
+    (0.25 in) or of a two-column exam sheet were too narrow to cut. Drawn without the top and
+    bottom of each box, lines stay apart. A justified line's word spaces are drawn too
+    (layout/word_spaces.py): two short lines of a newspaper's column whose wide spaces overlap
+    were cut apart as columns."""
+    grid = np.zeros((int(frame.height * GRID_SCALE) + 1, int(frame.width * GRID_SCALE) + 1), dtype=bool)
+    boxes = [w.bbox for ln in lines for w in ln.words] + justified_spaces(list(lines))
+    trimmed = [BBox(b.x0, b.y0 + WORD_BOX_TRIM * b.height, b.x1, b.y1 - WORD_BOX_TRIM * b.height) for b in boxes]
+    for box in [*trimmed, *solid]:
+        grid[
+            int((box.y0 - frame.y0) * GRID_SCALE) : math.ceil((box.y1 - frame.y0) * GRID_SCALE),
+            int((box.x0 - frame.x0) * GRID_SCALE) : math.ceil((box.x1 - frame.x0) * GRID_SCALE),
+        ] = True
+    leaves = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), margin_band, GRID_DPI)
+    return [
+        BBox(
+            frame.x0 + r.x0 / GRID_SCALE,
+            frame.y0 + r.y0 / GRID_SCALE,
+            frame.x0 + r.x1 / GRID_SCALE,
+            frame.y0 + r.y1 / GRID_SCALE,
+        )
+        for r in leaves
+    ]
 
 
 def word_regions(lines: Sequence[Line]) -> list[list[Line]]:
-    """``lines`` (points) in regions, in reading order: their words' boxes (less the top and
-    bottom fifth, so lines set close stay apart) and justified lines' spaces drawn on a grid of
-    ``GRID_DPI`` and cut by XY-cut; a line goes piece by piece to the regions holding its words'
-    centres (a line the engine read across two boxes of a flowchart is two pieces)."""
+    """``lines`` (points) in regions, in reading order (``cut_regions`` over their extent); a line
+    goes piece by piece to the regions holding its words' centres (a line the engine read across
+    two boxes of a flowchart is two pieces)."""
     words = [w for ln in lines for w in ln.words]
     if not words:
         return []
-    boxes = [w.bbox for w in words] + justified_spaces(list(lines))
-    x0, y0 = min(b.x0 for b in boxes), min(b.y0 for b in boxes)
-    x1, y1 = max(b.x1 for b in boxes), max(b.y1 for b in boxes)
-    grid = np.zeros((int((y1 - y0) * GRID_SCALE) + 2, int((x1 - x0) * GRID_SCALE) + 2), dtype=bool)
-    for b in boxes:
-        top, bottom = b.y0 + WORD_BOX_TRIM * b.height, b.y1 - WORD_BOX_TRIM * b.height
-        grid[
-            int((top - y0) * GRID_SCALE) : max(int((top - y0) * GRID_SCALE) + 1, math.ceil((bottom - y0) * GRID_SCALE)),
-            int((b.x0 - x0) * GRID_SCALE) : max(int((b.x0 - x0) * GRID_SCALE) + 1, math.ceil((b.x1 - x0) * GRID_SCALE)),
-        ] = True
-    leaves = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), 0.0, GRID_DPI)
-    regions = [
-        BBox(x0 + r.x0 / GRID_SCALE, y0 + r.y0 / GRID_SCALE, x0 + r.x1 / GRID_SCALE, y0 + r.y1 / GRID_SCALE)
-        for r in leaves
-    ]
+    regions = cut_regions(lines, union(w.bbox for w in words), 0.0)
     if not regions:
         return [list(lines)]
     out: list[list[Line]] = [[] for _ in regions]

@@ -7,7 +7,6 @@ blocks from it (``from_text_layer``); pipeline.py runs them.
 from __future__ import annotations
 
 import heapq
-import math
 from dataclasses import replace
 
 import numpy as np
@@ -31,23 +30,19 @@ from ocrqueue.documents.layout.cells import fill_table, grid_cells_to_points, ta
 from ocrqueue.documents.layout.code import is_listing
 from ocrqueue.documents.layout.margins import at_notes, split_margin, with_notes
 from ocrqueue.documents.layout.open_tables import band_table, rule_bands
-from ocrqueue.documents.layout.raster import MIN_GUTTER_IN
 from ocrqueue.documents.layout.row_grid import row_grid_tables
 from ocrqueue.documents.layout.rows import across_gutters, split_line
 from ocrqueue.documents.layout.stacked_rows import split_stacked_rows
-from ocrqueue.documents.layout.straighten import GRID_DPI
 from ocrqueue.documents.layout.tables import find_tables, is_form
 from ocrqueue.documents.layout.vertical import is_vertical, stacked_into_columns, vertical_blocks
 from ocrqueue.documents.layout.watermarks import split_watermarks, watermark_blocks
-from ocrqueue.documents.layout.word_spaces import justified_spaces
-from ocrqueue.documents.layout.xycut import Region, xy_cut_page
+from ocrqueue.documents.layout.word_regions import cut_regions
 from ocrqueue.documents.model import Block, Line, TableCell, Word, figure_name
 from ocrqueue.documents.scripts import languages_for, scripts_in
 from ocrqueue.documents.stages import PageContext, needed, stage
 from ocrqueue.documents.textlayer.judge import text_layer_problem
 
 RULE_SCALE = 1.0  # mask pixels per point when vector rules are drawn to find tables
-GRID_SCALE = GRID_DPI / 72
 
 # A table found from vector rules: its box, rows, columns and (still empty) cells, all in points.
 VectorTable = tuple[BBox, int, int, list[TableCell]]
@@ -83,29 +78,10 @@ def _vector_tables(rules: list[BBox], width: float, height: float) -> list[Vecto
     return out
 
 
-# Share of a word box's height left off at its top and at its bottom when it is drawn on the grid.
-WORD_BOX_TRIM = 0.2
-
-
 def _regions(lines: list[Line], tables: list[BBox], width: float, height: float) -> list[BBox]:
-    """Column-aware regions in reading order, from word boxes drawn on a coarse grid. A text
-    layer's word boxes run from the font's ascent to its descent, so the lines of a paragraph set
-    with little leading touch on the grid: a paragraph made one band of ink, the page's "line
-    height" (xycut's gutter for its type) grew to a paragraph's, and the gutters of a newspaper's
-    columns (0.25 in) or of a two-column exam sheet were too narrow to cut: their lines were read
-    across the columns. Drawn without the top and bottom of each box, lines stay apart. A
-    justified line's word spaces are drawn too (layout/word_spaces.py): two short lines of a
-    newspaper's column whose wide spaces overlap were cut apart as columns."""
-    grid = np.zeros((int(height * GRID_SCALE) + 1, int(width * GRID_SCALE) + 1), dtype=bool)
-    boxes = [w.bbox for ln in lines for w in ln.words] + justified_spaces(lines)
-    trimmed = [BBox(b.x0, b.y0 + WORD_BOX_TRIM * b.height, b.x1, b.y1 - WORD_BOX_TRIM * b.height) for b in boxes]
-    for box in trimmed + tables:
-        grid[
-            int(box.y0 * GRID_SCALE) : math.ceil(box.y1 * GRID_SCALE),
-            int(box.x0 * GRID_SCALE) : math.ceil(box.x1 * GRID_SCALE),
-        ] = True
-    leaves: list[Region] = xy_cut_page(grid, max(2, int(MIN_GUTTER_IN * GRID_DPI)), MARGIN_BAND, GRID_DPI)
-    return [BBox(r.x0 / GRID_SCALE, r.y0 / GRID_SCALE, r.x1 / GRID_SCALE, r.y1 / GRID_SCALE) for r in leaves]
+    """Column-aware regions of the page in reading order, its tables drawn whole
+    (layout/word_regions.cut_regions)."""
+    return cut_regions(lines, BBox(0.0, 0.0, width, height), MARGIN_BAND, tables)
 
 
 ISLAND_MIN_ROWS = 2.0  # a box no taller than this many of a line's heights is on the line's row
