@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from data.script_pages import DPI, script_page
-from PIL import Image
+from data.script_pages import DEJAVU, DPI, MARGIN, PAGE_H, PAGE_W, script_page
+from PIL import Image, ImageDraw, ImageFont
+from realpages import scan_jpeg
 from rtl_pages import print_pdfs
 
 from ocrqueue.documents import (
@@ -354,3 +355,50 @@ def test_an_unsure_upright_answer_naming_latin_still_asks_the_densest_square() -
     first = tesseract.calls.index(("orientation",))
     assert tesseract.calls[:first] == [("recognize", "eng")] * 2
     assert tesseract.calls[first : first + 3] == [("orientation",), ("orientation",), ("recognize", "eng")]
+
+
+# A reference list as LaTeX sets it: each entry's web address in a typewriter face on a line of its
+# own, which Tesseract reads letter for letter at a word confidence of 0.0-0.6 (at 20 px).
+ADDRESSES = (
+    "https://www.latex-project.org/publications/",
+    "https://github.com/latex3/latex2e/issues/",
+    "https://www.ctan.org/pkg/babel",
+    "https://latex-project.org/help/documentation/",
+)
+TYPEWRITER = "/usr/share/fonts/opentype/urw-base35/NimbusMonoPS-Regular.otf"  # fonts-urw-base35
+
+
+def reference_list_page() -> Image.Image:
+    """English prose, then a reference list with a typewriter web address under each entry."""
+    image = Image.new("RGB", (PAGE_W, PAGE_H), "white")
+    draw = ImageDraw.Draw(image)
+    body, typewriter = ImageFont.truetype(DEJAVU, 22), ImageFont.truetype(TYPEWRITER, 20)
+    y = MARGIN
+    for line in ENGLISH_PROSE:
+        draw.text((MARGIN, y), line, font=body, fill="black")
+        y += 46
+    for i, address in enumerate(ADDRESSES, 1):
+        draw.text(
+            (MARGIN, y + 30),
+            f"[{i}] The LaTeX Project team: a report on the work of the year.",
+            font=body,
+            fill="black",
+        )
+        draw.text((MARGIN + 40, y + 76), address, font=typewriter, fill="black")
+        y += 102
+    return image
+
+
+@pytest.mark.parametrize("variant", ["clean", "scan"])
+def test_lines_of_web_addresses_read_unsurely_are_not_probed_for_other_scripts(variant: str) -> None:
+    """Before: the addresses, read right but unsurely, were the page's poor lines: OSD was asked
+    about them stacked and one by one, and they were read again with the Chinese model (and the
+    Korean and Japanese ones where OSD named nothing). Now the page costs its band and its reading."""
+    image = reference_list_page()
+    data = scan_jpeg(image, "reference-list", dpi=DPI) if variant == "scan" else _png(image)
+    tesseract = NotingTesseract(TesseractEngine())
+    with registered_engine("tesseract", lambda: tesseract):
+        page = run(data).pages[0]
+    assert tesseract.calls == [("recognize", "eng")] * 2
+    assert page.languages == ("eng",)
+    assert "ctan.org/pkg/babel" in "".join(line.text for block in page.blocks for line in block.lines).replace(" ", "")

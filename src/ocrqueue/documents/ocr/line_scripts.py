@@ -37,6 +37,7 @@ from ocrqueue.documents.engines import OrientationDetector, RecognitionRequest
 from ocrqueue.documents.geometry import BBox, PixelBox, union
 from ocrqueue.documents.layout.xycut import Mask, joined_runs
 from ocrqueue.documents.model import Block, Line
+from ocrqueue.documents.ocr.address_lines import reads_as_address
 from ocrqueue.documents.ocr.assemble import to_points
 from ocrqueue.documents.ocr.crops import padded_crop
 from ocrqueue.documents.ocr.detect import osd_script
@@ -189,16 +190,21 @@ def _candidates(blocks: Sequence[Block], ink: Mask, scale: float, page_scripts: 
     """The lines of ``ASKED`` blocks whose words of letters were read unsurely (``_unsure_below``),
     or that lost most of their text (``too_short``) or are in letters of a script the page was not
     read for; those two count as not read at all (RapidOCR's Chinese model read a line of Greek
-    as "εια συ κσε" at 0.86: it knows some Greek letters, not the script)."""
+    as "εια συ κσε" at 0.86: it knows some Greek letters, not the script). Not lines of web
+    addresses (address_lines.py): Latin, read unsurely for their symbols."""
     lines = [ln for b in blocks if b.type in ASKED for ln in b.lines if ln.words]
     bar = _unsure_below(lines)
     found = []
     for line in lines:
         lettered = _lettered_confidence(line)
         if too_short(line, ink, scale) or _foreign_letters(line.text, page_scripts):
-            found.append(Candidate(line, _pixels(line.bbox, scale), 0.0))
+            candidate = Candidate(line, _pixels(line.bbox, scale), 0.0)
         elif lettered is not None and lettered < bar and _mostly_unsure(line):
-            found.append(Candidate(line, _pixels(line.bbox, scale), lettered, lettered=True))
+            candidate = Candidate(line, _pixels(line.bbox, scale), lettered, lettered=True)
+        else:
+            continue
+        if not reads_as_address(line.text):
+            found.append(candidate)
     return found
 
 

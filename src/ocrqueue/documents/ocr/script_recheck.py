@@ -35,6 +35,7 @@ from PIL import Image
 
 from ocrqueue.documents.engines import OrientationDetector, RecognitionRequest, engine_capabilities
 from ocrqueue.documents.model import LOW_CONFIDENCE_READING, Block, Line
+from ocrqueue.documents.ocr.address_lines import reads_as_address
 from ocrqueue.documents.ocr.crops import padded_crop
 from ocrqueue.documents.ocr.detect import osd_script
 from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, languages_to_ask
@@ -295,4 +296,10 @@ def _lines(blocks: list[Block]) -> list[Line]:
 
 
 def _poor(lines: list[Line]) -> list[Line]:
-    return [ln for ln in lines if ln.confidence is not None and ln.confidence < POOR_LINE_CONFIDENCE]
+    """The lines read under ``POOR_LINE_CONFIDENCE``, but for web addresses (address_lines.py:
+    Latin read unsurely for its symbols, which the probes of other scripts only paid for)."""
+    return [
+        ln
+        for ln in lines
+        if ln.confidence is not None and ln.confidence < POOR_LINE_CONFIDENCE and not reads_as_address(ln.text)
+    ]
