@@ -31,12 +31,19 @@ UNDERSCORE = "_"
 
 def find_rule_segments(mask: Mask, grids: Sequence[TableGrid], dpi: int) -> list[BBox]:
     """Horizontal pieces of the rules' mask (pixels) no longer than ``MAX_LENGTH_IN``, outside
-    every ruled table."""
-    count, _, stats, _ = cv2.connectedComponentsWithStats(mask.view(np.uint8), connectivity=8)
+    every ruled table. Only the box round the rules is labelled: most pages have none, and
+    labelling a blank 200-dpi page cost 15 ms of one core."""
+    rows, columns = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if rows.size == 0:
+        return []
+    top, left = int(rows[0]), int(columns[0])
+    rules = mask[top : int(rows[-1]) + 1, left : int(columns[-1]) + 1]
+    count, _, stats, _ = cv2.connectedComponentsWithStats(rules.view(np.uint8), connectivity=8)
     longest = MAX_LENGTH_IN * dpi
     found = []
     for i in range(1, count):
         x, y, w, h = (int(v) for v in stats[i, :4])
+        x, y = x + left, y + top
         if w < 4 * h or w > longest:
             continue
         box = BBox(x, y, x + w, y + h)
