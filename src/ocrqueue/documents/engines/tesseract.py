@@ -32,6 +32,7 @@ from ocrqueue.documents.engines.latin_taken import (
     is_taken_candidate,
     latin_reading_kept,
 )
+from ocrqueue.documents.engines.row_size import row_size
 from ocrqueue.documents.errors import InvalidOptionsError
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.logical_line import logical_order
@@ -638,7 +639,8 @@ def _has_latin_letter(text: str) -> bool:
 
 def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
     """Words grouped into Tesseract's text lines; a line's font size is its row height (x-height
-    plus ascender and descender allowance), steadier than box heights that vary with descenders.
+    plus ascender and descender allowance), steadier than box heights that vary with descenders,
+    unless the row holds pieces on different baselines (``row_size``).
     A line's text has a space where Tesseract saw a blank before a word; pieces of a Thai or
     Korean word it split where none was printed join without one (``piece_gap``). Tesseract's
     iterator gives a right-to-left line's words right to left, each spelt left to right as drawn:
@@ -655,11 +657,12 @@ def _lines(api: tesserocr.PyTessBaseAPI) -> list[Line]:
         if words:
             conf = sum(w.confidence or 0.0 for w in words) / len(words)
             box = line_box or union(w.bbox for w in words)
+            size = row_size(row_height, words) if row_height else row_height
             if any(has_rtl(w.text) for w in words):
                 in_order = logical_order(words, meant)
-                lines.append(Line(" ".join(w.text for w in in_order), box, conf, tuple(in_order), row_height))
+                lines.append(Line(" ".join(w.text for w in in_order), box, conf, tuple(in_order), size))
             else:
-                lines.append(Line(text, box, conf, tuple(words), row_height))
+                lines.append(Line(text, box, conf, tuple(words), size))
             words.clear()
             meant.clear()
             text = ""
