@@ -116,6 +116,18 @@ def test_table_grid_and_column_span() -> None:
     assert len(table.cells) == 8
 
 
+def test_a_rule_beside_a_stroke_far_above_it_is_placed_where_it_runs() -> None:
+    """A slide's vertical rule stood one pixel right of a title letter's stem above the table: the
+    two made one band of columns, the rule was placed in the band's middle, where no rule runs, and
+    the two columns beside it were read as one cell (dev nlp2004slides p. 22, CER 0.44)."""
+    h, v = _grid([40, 60, 100], [10, 60, 110], size=130)
+    v[2:20, 40:60] = True  # a stroke of large type, far above the table, touching the rule's columns
+    (table,) = find_tables(h, v, tol=3)
+    assert (table.n_rows, table.n_cols) == (2, 2)
+    assert all((c.row_span, c.col_span) == (1, 1) for c in table.cells)
+    assert [c.x1 for c in table.cells if c.row == 0][0] in range(58, 64)
+
+
 def test_table_row_span_and_no_table_without_crossing_rules() -> None:
     h, v = _grid([10, 30, 50], [10, 60, 100])
     h[30:32, 60:100] = False  # right column: one cell spanning both rows
