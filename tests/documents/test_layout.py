@@ -125,7 +125,7 @@ def test_a_rule_beside_a_stroke_far_above_it_is_placed_where_it_runs() -> None:
     (table,) = find_tables(h, v, tol=3)
     assert (table.n_rows, table.n_cols) == (2, 2)
     assert all((c.row_span, c.col_span) == (1, 1) for c in table.cells)
-    assert [c.x1 for c in table.cells if c.row == 0][0] in range(58, 64)
+    assert next(c.x1 for c in table.cells if c.row == 0) in range(58, 64)
 
 
 def test_table_row_span_and_no_table_without_crossing_rules() -> None:

@@ -53,7 +53,7 @@ def aligned_tables(
             and (not boxes or boxes[run[-1]] == boxes[run[-1] + 1])
         ):
             run.append(run[-1] + 1)
-        if len(run) >= 2 and all(cells_like(lines[j]) for j in run) and _rows_pair_up([lines[j] for j in run]):
+        if len(run) >= 2 and all(cells_like(lines[j]) for j in run) and rows_pair_up([lines[j] for j in run]):
             block = _table([regions[j] for j in run], [lines[j] for j in run])
             if block is not None:
                 out[i] = (block, run)
@@ -97,7 +97,7 @@ def _next_word_would_not_fit(line: Line, following: Line, right: float) -> bool:
     return line.bbox.x1 + space + first > right
 
 
-def _rows_pair_up(columns: Sequence[Sequence[Line]]) -> bool:
+def rows_pair_up(columns: Sequence[Sequence[Line]]) -> bool:
     """Most lines of every column share a row with a line of another column."""
     for c, own in enumerate(columns):
         others = [ln for k, col in enumerate(columns) if k != c for ln in col]

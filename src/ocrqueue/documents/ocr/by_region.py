@@ -21,6 +21,7 @@ from ocrqueue.documents.layout.leaders import (
 )
 from ocrqueue.documents.layout.markup_table import MarkupCell, parse_markup_table
 from ocrqueue.documents.layout.raster import Island, analyse
+from ocrqueue.documents.layout.stacked_rows import split_aligned_rows
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.xycut import Mask
 from ocrqueue.documents.model import Block, Line, Table, TableCell
@@ -176,6 +177,7 @@ def _table_block(page: OcrPage, grid: TableGrid, rules: Mask) -> Block:
         lines_seen.extend(lines)
         text = join_words([ln.text for ln in lines])
         cells.append(TableCell(empty.row, empty.col, text, empty.bbox, empty.row_span, empty.col_span))
-    table = Table(grid.n_rows, grid.n_cols, tuple(cells))
+    words = [w for ln in lines_seen for w in ln.words]
+    table = split_aligned_rows(Table(grid.n_rows, grid.n_cols, tuple(cells)), words)
     bbox = BBox(grid.x0, grid.y0, grid.x1, grid.y1).scaled(1 / page.scale)
     return Block("table", bbox, table_text(table), mean_confidence(lines_seen), (), table=table)

@@ -44,6 +44,7 @@ from ocrqueue.documents.layout.leaders import (
 from ocrqueue.documents.layout.raster import Island, PageLayout, RasterLayout, analyse
 from ocrqueue.documents.layout.row_grid import row_grid_tables
 from ocrqueue.documents.layout.rows import merge_rows, split_line
+from ocrqueue.documents.layout.stacked_rows import split_aligned_rows
 from ocrqueue.documents.layout.straighten import ink_pieces
 from ocrqueue.documents.layout.tables import TableGrid
 from ocrqueue.documents.layout.vertical import is_vertical, vertical_blocks
@@ -361,7 +362,9 @@ class _IslandWords:
         """Its cells filled with the words that fell in them, those left unsure or empty read again
         (ocr/table_cells.py)."""
         cells = grid_cells_to_points(grid, self.scale)
-        texts = cells_read_again(self.page, grid, cells, [w for ln in self.lines for w in ln.words])
+        words = [w for ln in self.lines for w in ln.words]
+        texts = cells_read_again(self.page, grid, cells, words)
         table = Table(grid.n_rows, grid.n_cols, tuple(replace(c, text=t) for c, t in zip(cells, texts, strict=True)))
+        table = split_aligned_rows(table, words)
         bbox = BBox(grid.x0, grid.y0, grid.x1, grid.y1).scaled(1 / self.scale)
         return Block("table", bbox, table_text(table), mean_confidence(self.lines), (), table=table), self.lines
