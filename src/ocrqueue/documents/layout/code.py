@@ -91,13 +91,24 @@ def mark_monospace(lines: Sequence[Line], body: float = 0.0) -> list[Line]:
             close = _distance(line, near) <= NEIGHBOUR_LINES * near.bbox.height
             verdict = close and _fits_pitch(words, pitch, NEIGHBOUR_BEARINGS)
         large = body > 0 and (line.font_size or line.bbox.height) >= LARGE_TYPE * body
-        verdict = verdict and not (large and not reads_as_code([line]))
+        verdict = verdict and not (large and not reads_as_code([_without_asides(line)]))
         out.append(replace(line, monospace=bool(verdict)))
     out = [
         replace(line, monospace=False) if 0 < i < len(out) - 1 and _lone_pitch(out[i - 1], line, out[i + 1]) else line
         for i, line in enumerate(out)
     ]
     return _justified_prose(out)
+
+
+# A parenthesised aside after a space, "(optional)", "(6 points)": prose's, not a call's "f(x)".
+ASIDE = re.compile(r"(?<=\s)\([^()]*\)")
+
+
+def _without_asides(line: Line) -> Line:
+    """``line`` with its parenthesised asides taken out of its text: a heading in large type that
+    keeps a regular pitch by chance ("Part B (optional)" in DejaVu Sans Bold) was a code block for
+    its brackets alone, which ``CODE_MARK`` counts."""
+    return replace(line, text=ASIDE.sub("", line.text))
 
 
 def _justified_prose(lines: list[Line]) -> list[Line]:
