@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont
 
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.model import Block
+from ocrqueue.documents.model import Block, Line, Word
 from ocrqueue.documents.ocr import raster_bullets
 from ocrqueue.documents.ocr.raster_bullets import PAIRS_AT_ONCE
 
@@ -78,3 +78,21 @@ def test_a_mark_is_in_the_words_when_it_overlaps_one_of_their_boxes(
     with patch.object(raster_bullets, "PAIRS_AT_ONCE", at_once):
         found = raster_bullets._in_words(marks, words)
     assert found == [any(w.intersection(m) > 0 for w in words) for m in marks]
+
+
+def test_a_disc_read_as_two_marks_is_a_bullet() -> None:
+    """A scanned report's disc came back as "¢«"; its item ran into the one above. Two misreads
+    on a mark are one bullet; on no mark, or three of them, the word stays."""
+
+    def line(first: str, y: float) -> Line:
+        words = (
+            Word(first, BBox(100.0, y, 130.0, y + 30.0), 0.4),
+            Word("Reports", BBox(150.0, y, 300.0, y + 30.0), 0.95),
+        )
+        return Line(f"{first} Reports", BBox(100.0, y, 300.0, y + 30.0), 0.9, words)
+
+    discs = [BBox(104.0, y + 4.0, 124.0, y + 24.0) for y in (100.0, 200.0)]
+    two, three, bare = raster_bullets.mark_bullets([line("¢«", 100.0), line("¢«»", 200.0), line("¢«", 300.0)], discs)
+    assert two.words[0].text == "•"
+    assert three.words[0].text == "¢«»"
+    assert bare.words[0].text == "¢«"

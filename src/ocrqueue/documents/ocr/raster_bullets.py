@@ -70,6 +70,15 @@ def _in_words(marks: Sequence[BBox], words: Sequence[BBox]) -> list[bool]:
     return out
 
 
+MAX_MISREAD_CHARS = 2
+
+
+def _misread(text: str) -> bool:
+    """A word the engine may have made of a bullet: one or two of its misreads ("¢", and "¢«" on
+    a scanned LibreOffice report's disc, whose item then ran into the one above). On a mark only."""
+    return 0 < len(text) <= MAX_MISREAD_CHARS and all(c in BULLET_MISREADS for c in text)
+
+
 def _may_hold_bullet(line: Line) -> bool:
     return bool(line.words) and not mostly_wide(line.text)
 
@@ -85,7 +94,7 @@ def _misread_replaced(line: Line, marks: Sequence[BBox]) -> Line:
     """The line with its first word, when it is a bullet misread lying on a mark, as "•": a word
     the engine read, as layout/blocks.py's ``restore_bullets`` gives it (no role: it may be a
     character of the page's text)."""
-    if not line.words or line.words[0].text not in BULLET_MISREADS or len(line.words) < 2:
+    if not line.words or not _misread(line.words[0].text) or len(line.words) < 2:
         return line
     first = line.words[0]
     if not any(first.bbox.intersection(m) >= 0.5 * m.area for m in marks):
