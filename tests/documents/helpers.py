@@ -67,6 +67,16 @@ def png_bytes(image: Image.Image, dpi: int) -> bytes:
     return out.getvalue()
 
 
+def first_page_png(pdf: bytes, dpi: int) -> bytes:
+    """The first page of ``pdf`` rendered at ``dpi`` as a PNG that says its resolution: a
+    printed page read as a picture of it."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return png_bytes(document[0].render(scale=dpi / 72).to_pil().convert("RGB"), dpi)
+    finally:
+        document.close()
+
+
 def made_newspaper(tmp_path_factory: pytest.TempPathFactory, seed: str) -> Path:
     """A newspaper Chromium prints from ``seed`` (tests/data/made_documents.py; skipped without it)."""
     if not shutil.which("chromium"):

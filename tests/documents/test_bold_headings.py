@@ -10,14 +10,13 @@ Needs Debian's chromium and Playwright (the browser tests' pair); skipped withou
 
 from __future__ import annotations
 
-import pypdfium2 as pdfium
 import pytest
 
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.blocks import bold_heads
 from ocrqueue.documents.model import Line
 
-from .helpers import png_bytes, printed_by_chromium, run
+from .helpers import first_page_png, printed_by_chromium, run
 
 HEADINGS = ("Surgical Complications", "Radioactive Iodine Treatment", "Follow-up Imaging")
 PROSE = (
@@ -42,11 +41,7 @@ def pdf() -> bytes:
 
 
 def rendered(pdf: bytes) -> bytes:
-    document = pdfium.PdfDocument(pdf)
-    try:
-        return png_bytes(document[0].render(scale=300 / 72).to_pil().convert("RGB"), 300)
-    finally:
-        document.close()
+    return first_page_png(pdf, 300)
 
 
 def titles_and_prose(data: bytes) -> tuple[list[str], list[str]]:

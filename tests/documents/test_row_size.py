@@ -10,7 +10,6 @@ Needs Debian's chromium and Playwright (the browser tests' pair); skipped withou
 
 from __future__ import annotations
 
-import pypdfium2 as pdfium
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,7 +18,7 @@ from ocrqueue.documents.engines.row_size import MAX_ROW_PER_WORD, ROW_PER_WORD, 
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.model import Word
 
-from .helpers import png_bytes, printed_by_chromium, run
+from .helpers import first_page_png, printed_by_chromium, run
 
 PROSE = (
     "Applicants may make oral or written arguments personally or through counsel, and witnesses who "
@@ -42,11 +41,7 @@ PAGE = (
 
 @pytest.fixture(scope="module")
 def rendered() -> bytes:
-    document = pdfium.PdfDocument(printed_by_chromium({"page": PAGE})["page"])
-    try:
-        return png_bytes(document[0].render(scale=300 / 72).to_pil().convert("RGB"), 300)
-    finally:
-        document.close()
+    return first_page_png(printed_by_chromium({"page": PAGE})["page"], 300)
 
 
 def test_a_foot_in_pieces_at_different_heights_is_a_footer(rendered: bytes) -> None:

@@ -11,14 +11,13 @@ Needs Debian's chromium and Playwright (the browser tests' pair); skipped withou
 
 from __future__ import annotations
 
-import pypdfium2 as pdfium
 import pytest
 
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.stacked_rows import split_aligned_rows
 from ocrqueue.documents.model import Table, TableCell, Word
 
-from .helpers import png_bytes, printed_by_chromium, run
+from .helpers import first_page_png, printed_by_chromium, run
 
 RECORDS = [
     ("0.972", "Harbour", "PERSON", "11"),
@@ -42,11 +41,7 @@ PAGE = f'<html><body style="font-family:sans-serif">{TABLE}</body></html>'
 
 @pytest.fixture(scope="module")
 def rendered() -> bytes:
-    document = pdfium.PdfDocument(printed_by_chromium({"page": PAGE})["page"])
-    try:
-        return png_bytes(document[0].render(scale=200 / 72).to_pil().convert("RGB"), 200)
-    finally:
-        document.close()
+    return first_page_png(printed_by_chromium({"page": PAGE})["page"], 200)
 
 
 def test_each_record_of_a_table_ruled_only_between_columns_is_a_row(rendered: bytes) -> None:
