@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.aligned_columns import MIN_ROWS, cells_like, rows_pair_up
 from ocrqueue.documents.layout.rows import merge_rows
 from ocrqueue.documents.model import Line, Table, TableCell, Word
@@ -48,6 +48,11 @@ def split_aligned_rows(table: Table, words: Sequence[Word]) -> Table:
     """``table`` (read by OCR, ``words`` in any order) with each grid row whose cells read as
     records (module docstring) split into one row per record; a cell with no text row beside a
     record is empty in it. Rows a spanning cell covers stay as they are."""
+    if not table.cells:
+        return table
+    # The page's words are many and a grid's cells too: each cell looks only among the table's.
+    extent = union(c.bbox for c in table.cells)
+    words = [w for w in words if extent.contains_center_of(w.bbox)]
     records: dict[int, list[Record]] = {}
     for r, cells in _plain_rows(table):
         rows = [[line for line, _ in _text_rows(c.bbox, words)] for c in cells]
