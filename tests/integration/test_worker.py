@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
+from pathlib import Path
+from typing import cast
 
 import pytest
 from support.waiting import wait_for, wait_terminal
 
 from ocrqueue.queue import (
     LeaseLost,
+    PermanentError,
     QueueConfig,
     Registry,
     Store,
@@ -19,7 +23,7 @@ from ocrqueue.queue import (
     Worker,
     open_store,
 )
-from ocrqueue.queue.harness_kinds import register_test_kinds
+from ocrqueue.queue.harness_kinds import parts, register_test_kinds
 from ocrqueue.queue.kinds import register_builtin_kinds
 from ocrqueue.queue.metrics import QueueMetrics
 from ocrqueue.queue.models import JSON, EventType
@@ -349,3 +353,28 @@ def test_a_deferred_task_waits_without_spending_attempts(store: Store, registry:
     assert task is not None and task.attempts == 1 and task.result == "served"
     released = [e for e in store.events(task_id) if e.type is EventType.RELEASED]
     assert [e.detail["reason"] for e in released] == ["model server circuit open"] * 2
+
+
+def test_a_parts_page_is_in_the_record_before_it_shows_as_done(  # type: ignore[no-untyped-def]
+    store: Store, registry: Registry, start_worker, tmp_path: Path
+) -> None:
+    """The fan-out acceptance test kills a worker as soon as one of its pages shows as done and counts
+    the processes in the record: a process that dies right after saving its first page's progress
+    has that page's line there already."""
+
+    class DiesAtFirstProgress:
+        def __init__(self, ctx: TaskContext) -> None:
+            self._ctx = ctx
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self._ctx, name)
+
+        def report_progress(self, *_args: object, **_kwargs: object) -> None:
+            raise PermanentError("the process died as its first page's progress was saved")
+
+    registry.register("parts_dying", lambda ctx: parts(cast(TaskContext, DiesAtFirstProgress(ctx))))
+    record = tmp_path / "record.txt"
+    task_id = store.submit(TaskSpec("parts_dying", {"pages": 2, "record": str(record)})).task.id
+    start_worker()
+    assert wait_terminal(store, task_id, timeout=20) is TaskStatus.DEAD_LETTER
+    assert record.read_text().split() == [task_id, "1", str(os.getpid()), "0"]

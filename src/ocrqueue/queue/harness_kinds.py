@@ -67,9 +67,10 @@ def parts(ctx: TaskContext) -> JSON:
 
     Payload keys: `pages` (default 1), `part_pages` (default 4): more pages than that are handed to
     children of `part_pages` pages each, which any worker claims; `seconds_per_page` (0); `record`
-    a file to which every page appends "task_id attempt worker_pid page". Each page is checkpointed
-    and resumed as in `sleep`; the parent, once every child completed, returns their pages in order,
-    as one task reading them all would (`{"pages": [{"page", "attempt"}, ...]}`).
+    a file to which every page appends "task_id attempt worker_pid page" before its checkpoint and
+    progress are saved, so a page seen as done is in the file even if its process dies next. Each
+    page is checkpointed and resumed as in `sleep`; the parent, once every child completed, returns
+    their pages in order, as one task reading them all would (`{"pages": [{"page", "attempt"}, ...]}`).
     """
     payload: dict[str, Any] = ctx.payload or {}
     if ctx.is_parent:
@@ -89,11 +90,11 @@ def parts(ctx: TaskContext) -> JSON:
         ctx.raise_if_cancelled()
         if per_page:
             time.sleep(per_page)
+        if record := payload.get("record"):
+            _append_line(record, f"{ctx.task.id} {ctx.attempt} {os.getpid()} {page}")
         done[page] = {"page": page, "attempt": ctx.attempt}
         ctx.save_checkpoint(page, done[page])
         ctx.report_progress(len(done), last - first, f"page {page + 1} of {pages}")
-        if record := payload.get("record"):
-            _append_line(record, f"{ctx.task.id} {ctx.attempt} {os.getpid()} {page}")
     return {"pages": [done[p] for p in range(first, last)]}
 
 
