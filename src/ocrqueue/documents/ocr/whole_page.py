@@ -41,7 +41,7 @@ from ocrqueue.documents.layout.leaders import (
     mark_leaders,
     painted_out,
 )
-from ocrqueue.documents.layout.raster import Island, PageLayout, RasterLayout, analyse
+from ocrqueue.documents.layout.raster import Island, IslandKind, PageLayout, RasterLayout, analyse
 from ocrqueue.documents.layout.row_grid import row_grid_tables
 from ocrqueue.documents.layout.rows import merge_rows, split_line
 from ocrqueue.documents.layout.stacked_rows import split_aligned_rows
@@ -63,6 +63,7 @@ from ocrqueue.documents.ocr.assemble import (
     region_blocks,
     to_points,
 )
+from ocrqueue.documents.ocr.charts import chart_boxes, drawing_boxes, without_strokes
 from ocrqueue.documents.ocr.fill_in_blanks import find_rule_segments, with_blanks
 from ocrqueue.documents.ocr.lost_ink import read_lost_ink
 from ocrqueue.documents.ocr.raster_bullets import find_bullets, mark_bullets
@@ -89,6 +90,7 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
     leaders = find_leaders(page.ink, page.dpi, pieces)
     checkboxes = find_checkboxes(page.ink, page.dpi, pieces)
     bullets = find_bullets(page.dpi, pieces)
+    drawings = drawing_boxes(pieces[1], page.dpi)
     del pieces
     image, dx, dy = _engine_view(page, leaders, checkboxes if frames_painted(page.languages) else ())
     lines = page.engine.recognize(image, RecognitionRequest(page.languages, "page", page.dpi)).lines
@@ -99,6 +101,8 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
         lines = with_blanks(lines, find_rule_segments(page.rules.mask, page.rules.grids, page.dpi))
     lines = numbers_after_leaders(page, mark_leaders(lines, leaders, page.dpi))
     layout, detected = pending.result()
+    charts = chart_boxes(drawings, lines, [i.box for i in layout.islands])
+    layout, lines = _with_charts(page, lines, layout, detected, charts)
     if not is_vertical(lines):
         lines = (*lines, *_lost_lines(page, lines, layout))
         blank = [*painted_out(leaders, page.dpi), *(_pixels(c.box) for c in checkboxes), *map(_pixels, bullets)]
@@ -107,7 +111,7 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
         # Columns read with a vertical model: the layout's regions and islands are found for
         # rows and would cut them.
         return vertical_blocks([to_points(ln, 0, 0, page.scale) for ln in lines]), Figures(page)
-    layout, grids = _with_row_grids(page, lines, layout, detected)
+    layout, grids = _with_row_grids(page, lines, layout, detected, charts)
     parts = _split(lines, layout)
     region_lines = [[to_points(ln, 0, 0, page.scale) for ln in merge_rows(p)] for p in parts.regions]
     if parts.orphans:
@@ -126,8 +130,32 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
     return in_reading_order(layout, per_region, per_island, notes), figures
 
 
+def _with_charts(
+    page: OcrPage,
+    lines: tuple[Line, ...],
+    layout: RasterLayout,
+    detected: list[LayoutBox] | None,
+    charts: Sequence[PixelBox],
+) -> tuple[RasterLayout, tuple[Line, ...]]:
+    """The layout with the charts the layout model did not box made figures, and the lines
+    (pixels) without the words read low on their strokes (ocr/charts.py). Found before the lost
+    lines and the lost ink are looked for: outside the islands, a chart's dashes read as "I"."""
+    if not charts:
+        return layout, lines
+    return analyse(page.straight, page.rules, page.dpi, _wanted(detected, charts)), without_strokes(lines, charts)
+
+
+def _wanted(detected: list[LayoutBox] | None, charts: Sequence[PixelBox]) -> list[tuple[IslandKind, PixelBox]]:
+    """The islands the layout model found, and the charts found from the ink as figures."""
+    return [*islands_wanted(detected or []), *(("figure", box) for box in charts)]
+
+
 def _with_row_grids(
-    page: OcrPage, lines: tuple[Line, ...], layout: RasterLayout, detected: list[LayoutBox] | None
+    page: OcrPage,
+    lines: tuple[Line, ...],
+    layout: RasterLayout,
+    detected: list[LayoutBox] | None,
+    charts: Sequence[PixelBox] = (),
 ) -> tuple[RasterLayout, dict[PixelBox, Block]]:
     """The layout with the grids of short cells among the engine's words (layout/row_grid.py, as
     on the text layer) made tables, and the table block of each by its island's box. A grid's
@@ -156,7 +184,7 @@ def _with_row_grids(
         return layout, {}
     wanted = [
         (kind, box)
-        for kind, box in islands_wanted(detected or [])
+        for kind, box in _wanted(detected, charts)
         if kind == "formula" or not any(share_inside(box, g) > 0.3 or share_inside(g, box) > 0.3 for g in grids)
     ]
     wanted += [("table", box) for box in grids]

@@ -1,0 +1,94 @@
+"""Charts the layout model does not box, found from their ink and the words read on it.
+
+A chart's axes, ticks and plotted curves are one piece of ink spanning an inch or more both ways
+while covering little of its box: strokes, not letters or a picture. Tesseract reads the strokes
+inside (dotted grid lines, curves) as lines of junk at word confidence 0.0-0.3 ("ee ee ee",
+"Wesel asa ag a"), and the passes that look for lost lines read their dashes again as "I" and
+"1". A confidence cut over the whole page loses real text (a Doxygen heading read at 0.12 on a
+dev scan), so the confidence of the words only counts on such a drawing: where most of the
+characters read in its box are read below ``LOW_CONFIDENCE``, the box is a figure island (its
+words kept as the figure's text, out of the Markdown flow) and the words read below
+``LOW_CONFIDENCE`` in it are the strokes', and are dropped. A frame drawn round text (a boxed
+note, a form's boxes) is such a piece too; its words are read with confidence, and it stays text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from ocrqueue.documents.geometry import PixelBox, share_inside
+from ocrqueue.documents.layout.rows import split_line
+from ocrqueue.documents.model import Line, Word
+
+DRAWING_MIN_IN = 1.0  # a drawing's piece of ink spans this much both ways ...
+DRAWING_MAX_FILL = 0.25  # ... and covers at most this share of its box: strokes, not a picture or a letter
+LOW_CONFIDENCE = 0.5  # a word read below this on a drawing's strokes is the strokes' reading
+LOW_SHARE = 0.5  # a drawing is a chart when this share of the characters read in its box are read low ...
+MIN_LOW_CHARS = 8  # ... and at least this many
+
+
+def drawing_boxes(stats: npt.NDArray[np.int32], dpi: int) -> list[PixelBox]:
+    """Boxes (pixels) of the ink pieces (``stats`` of cv2.connectedComponentsWithStats, row 0 the
+    paper) that span ``DRAWING_MIN_IN`` both ways and fill at most ``DRAWING_MAX_FILL`` of their box."""
+    least = DRAWING_MIN_IN * dpi
+    out: list[PixelBox] = []
+    for x, y, w, h, area in stats[1:].tolist():
+        if w >= least and h >= least and area <= DRAWING_MAX_FILL * w * h:
+            out.append((x, y, x + w, y + h))
+    return out
+
+
+def _inside(word: Word, box: PixelBox) -> bool:
+    return box[0] <= word.bbox.cx <= box[2] and box[1] <= word.bbox.cy <= box[3]
+
+
+def _low(word: Word) -> bool:
+    return (word.confidence or 0.0) < LOW_CONFIDENCE
+
+
+def chart_boxes(drawings: Sequence[PixelBox], lines: Sequence[Line], islands: Sequence[PixelBox]) -> list[PixelBox]:
+    """The ``drawings`` (pixels) that are charts by the words of ``lines`` (pixels) read in them:
+    most of their characters read low. A drawing lying mostly in an island already found (a
+    ruled table, a figure the model saw) is left to it."""
+    words = [w for ln in lines for w in ln.words if w.text.strip()]
+    out: list[PixelBox] = []
+    for box in drawings:
+        if any(share_inside(box, i) > 0.5 or share_inside(i, box) > 0.5 for i in islands):
+            continue
+        inside = [w for w in words if _inside(w, box)]
+        low = sum(len(w.text.strip()) for w in inside if _low(w))
+        total = sum(len(w.text.strip()) for w in inside)
+        if low >= MIN_LOW_CHARS and low >= LOW_SHARE * total:
+            out.append(box)
+    return out
+
+
+def without_strokes(lines: Sequence[Line], charts: Sequence[PixelBox]) -> tuple[Line, ...]:
+    """``lines`` (pixels) without the strokes' readings in ``charts``: the words read low there,
+    and those of marks only (``|``, ``-``, ``**``: a tick, a dash of a grid line). A line most of
+    whose characters are such readings goes whole: Tesseract runs a tick label into the dotted
+    grid line beside it ("0.012---.- ----b <2"), and the label's ink, left uncovered, is read
+    again on its own by the lost-ink pass (ocr/lost_ink.py)."""
+    if not charts:
+        return tuple(lines)
+    out: list[Line] = []
+    for line in lines:
+        words = line.words
+        kept = tuple(w for w in words if not _stroke(w, charts))
+        if len(kept) == len(words):
+            out.append(line)
+        elif 2 * _chars(kept) > _chars(words):
+            out.append(split_line(line, list(kept)))
+    return tuple(out)
+
+
+def _stroke(word: Word, charts: Sequence[PixelBox]) -> bool:
+    marks = not any(c.isalnum() for c in word.text)
+    return (_low(word) or marks) and any(_inside(word, c) for c in charts)
+
+
+def _chars(words: Sequence[Word]) -> int:
+    return sum(len(w.text.strip()) for w in words)
