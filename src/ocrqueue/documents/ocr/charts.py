@@ -49,14 +49,14 @@ def _low(word: Word) -> bool:
     return (word.confidence or 0.0) < LOW_CONFIDENCE
 
 
-def chart_boxes(drawings: Sequence[PixelBox], lines: Sequence[Line], islands: Sequence[PixelBox]) -> list[PixelBox]:
+def chart_boxes(drawings: Sequence[PixelBox], lines: Sequence[Line], taken: Sequence[PixelBox]) -> list[PixelBox]:
     """The ``drawings`` (pixels) that are charts by the words of ``lines`` (pixels) read in them:
-    most of their characters read low. A drawing lying mostly in an island already found (a
-    ruled table, a figure the model saw) is left to it."""
+    most of their characters read low. A drawing lying mostly in an island already found or in a
+    ruled grid (a table, a form's boxes, a figure the model saw: ``taken``) is left to it."""
     words = [w for ln in lines for w in ln.words if w.text.strip()]
     out: list[PixelBox] = []
     for box in drawings:
-        if any(share_inside(box, i) > 0.5 or share_inside(i, box) > 0.5 for i in islands):
+        if any(share_inside(box, i) > 0.5 or share_inside(i, box) > 0.5 for i in taken):
             continue
         inside = [w for w in words if _inside(w, box)]
         low = sum(len(w.text.strip()) for w in inside if _low(w))

@@ -101,7 +101,12 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
         lines = with_blanks(lines, find_rule_segments(page.rules.mask, page.rules.grids, page.dpi))
     lines = numbers_after_leaders(page, mark_leaders(lines, leaders, page.dpi))
     layout, detected = pending.result()
-    charts = chart_boxes(drawings, lines, [i.box for i in layout.islands])
+    # Ruled grids of cells side by side, a table's or a form's boxes, are theirs; a grid of one
+    # column is a box round text, and one of a single cell a frame (a chart's, its dashed grid
+    # lines breaking it into columns that no rule parts).
+    ruled = [g for g in page.rules.grids if g.n_cols > 1 and len(g.cells) > 1] if page.rules is not None else []
+    grids = [(g.x0, g.y0, g.x1, g.y1) for g in ruled]
+    charts = chart_boxes(drawings, lines, [*(i.box for i in layout.islands), *grids])
     layout, lines = _with_charts(page, lines, layout, detected, charts)
     if not is_vertical(lines):
         lines = (*lines, *_lost_lines(page, lines, layout))
