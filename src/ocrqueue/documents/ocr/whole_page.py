@@ -101,12 +101,7 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
         lines = with_blanks(lines, find_rule_segments(page.rules.mask, page.rules.grids, page.dpi))
     lines = numbers_after_leaders(page, mark_leaders(lines, leaders, page.dpi))
     layout, detected = pending.result()
-    # Ruled grids of cells side by side, a table's or a form's boxes, are theirs; a grid of one
-    # column is a box round text, and one of a single cell a frame (a chart's, its dashed grid
-    # lines breaking it into columns that no rule parts).
-    ruled = [g for g in page.rules.grids if g.n_cols > 1 and len(g.cells) > 1] if page.rules is not None else []
-    grids = [(g.x0, g.y0, g.x1, g.y1) for g in ruled]
-    charts = chart_boxes(drawings, lines, [*(i.box for i in layout.islands), *grids])
+    charts = _charts(page, lines, layout, drawings)
     layout, lines = _with_charts(page, lines, layout, detected, charts)
     if not is_vertical(lines):
         lines = (*lines, *_lost_lines(page, lines, layout))
@@ -133,6 +128,18 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
         for isl, p in zip(layout.islands, parts.islands, strict=True)
     ]
     return in_reading_order(layout, per_region, per_island, notes), figures
+
+
+def _charts(
+    page: OcrPage, lines: tuple[Line, ...], layout: RasterLayout, drawings: Sequence[PixelBox]
+) -> list[PixelBox]:
+    """The ``drawings`` that are charts (ocr/charts.py), but for those of the islands and of ruled
+    grids of cells side by side (a table's, a form's boxes). A grid of one column is a box round
+    text, and one of a single cell a frame: a drawn chart's frame, its dashed grid lines breaking
+    it into columns no rule parts, was a form of one cell."""
+    rules = page.rules.grids if page.rules is not None else []
+    grids = [(g.x0, g.y0, g.x1, g.y1) for g in rules if g.n_cols > 1 and len(g.cells) > 1]
+    return chart_boxes(drawings, lines, [*(i.box for i in layout.islands), *grids])
 
 
 def _with_charts(
