@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 from realpages import scan_jpeg
 
 from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.layout.straighten import ink_pieces
 from ocrqueue.documents.model import Line, Word
-from ocrqueue.documents.ocr.charts import without_strokes
+from ocrqueue.documents.ocr.charts import drawing_boxes, without_strokes
 
 from .helpers import png_bytes, run
 
@@ -119,3 +122,21 @@ def test_a_line_run_from_a_tick_label_into_the_grid_goes_whole_and_a_legend_line
     outside = Line("ee ee", BBox(600, 100, 660, 110), 0.1, (_word("ee", 600, 0.1), _word("ee", 630, 0.1)))
     kept = without_strokes([label_into_grid, legend, outside], [chart])
     assert [ln.text for ln in kept] == ["MAINICHI", "ee ee"]
+
+
+def _ink(image: Image.Image) -> npt.NDArray[np.bool_]:
+    return np.asarray(image.convert("L")) < 128
+
+
+def test_a_frame_round_text_is_no_drawing_a_chart_is() -> None:
+    """A frame drawn round text has all its ink at its edges: whatever its text reads as (a script
+    read with another's model comes back as words read low), it is never taken for a chart; the
+    chart's curves and grid run into its frame."""
+    chart = _chart_slide()
+    framed = Image.new("L", chart.size, 255)
+    draw = ImageDraw.Draw(framed)
+    draw.rectangle(FRAME, outline=0, width=3)
+    draw.text((FRAME[0] + 60, FRAME[1] + 60), "שלום עולם, זוהי שורה של טקסט", font=ImageFont.truetype(SANS, 60), fill=0)
+    assert drawing_boxes(ink_pieces(_ink(framed)), DPI) == []
+    [box] = drawing_boxes(ink_pieces(_ink(chart)), DPI)
+    assert all(abs(a - b) <= 25 for a, b in zip(box, FRAME, strict=True)), box

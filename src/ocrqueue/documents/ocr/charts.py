@@ -19,26 +19,36 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import numpy.typing as npt
 
 from ocrqueue.documents.geometry import PixelBox, share_inside
 from ocrqueue.documents.layout.rows import split_line
+from ocrqueue.documents.layout.straighten import Pieces
 from ocrqueue.documents.model import Line, Word
 
 DRAWING_MIN_IN = 1.0  # a drawing's piece of ink spans this much both ways ...
 DRAWING_MAX_FILL = 0.25  # ... and covers at most this share of its box: strokes, not a picture or a letter
+DRAWING_INSET_IN = 0.1  # ink this far inside a drawing's box is inside its frame ...
+DRAWING_MIN_INNER = 0.1  # ... and this share of its ink is, at least
 LOW_CONFIDENCE = 0.5  # a word read below this on a drawing's strokes is the strokes' reading
 LOW_SHARE = 0.5  # a drawing is a chart when this share of the characters read in its box are read low ...
 MIN_LOW_CHARS = 8  # ... and at least this many
 
 
-def drawing_boxes(stats: npt.NDArray[np.int32], dpi: int) -> list[PixelBox]:
-    """Boxes (pixels) of the ink pieces (``stats`` of cv2.connectedComponentsWithStats, row 0 the
-    paper) that span ``DRAWING_MIN_IN`` both ways and fill at most ``DRAWING_MAX_FILL`` of their box."""
-    least = DRAWING_MIN_IN * dpi
+def drawing_boxes(pieces: Pieces, dpi: int) -> list[PixelBox]:
+    """Boxes (pixels) of the ink ``pieces`` (layout/straighten.py ``ink_pieces``) that span
+    ``DRAWING_MIN_IN`` both ways, fill at most ``DRAWING_MAX_FILL`` of their box and have
+    ``DRAWING_MIN_INNER`` of their ink or more ``DRAWING_INSET_IN`` inside its edges: a chart's curves
+    and grid run into its frame (dev nlp2004slides p. 23: 0.34-0.37), while a frame drawn round
+    text has all its ink at its edges, and its text, however poorly read (a script read with
+    another's model), is never taken for a chart's strokes."""
+    labels, stats = pieces
+    least, inset = DRAWING_MIN_IN * dpi, round(DRAWING_INSET_IN * dpi)
     out: list[PixelBox] = []
-    for x, y, w, h, area in stats[1:].tolist():
-        if w >= least and h >= least and area <= DRAWING_MAX_FILL * w * h:
+    for number, (x, y, w, h, area) in enumerate(stats.tolist()):
+        if number == 0 or w < least or h < least or area > DRAWING_MAX_FILL * w * h:
+            continue
+        inner = int(np.count_nonzero(labels[y + inset : y + h - inset, x + inset : x + w - inset] == number))
+        if inner >= DRAWING_MIN_INNER * area:
             out.append((x, y, x + w, y + h))
     return out
 

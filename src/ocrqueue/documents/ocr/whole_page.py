@@ -90,7 +90,7 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
     leaders = find_leaders(page.ink, page.dpi, pieces)
     checkboxes = find_checkboxes(page.ink, page.dpi, pieces)
     bullets = find_bullets(page.dpi, pieces)
-    drawings = drawing_boxes(pieces[1], page.dpi)
+    drawings = drawing_boxes(pieces, page.dpi)
     del pieces
     image, dx, dy = _engine_view(page, leaders, checkboxes if frames_painted(page.languages) else ())
     lines = page.engine.recognize(image, RecognitionRequest(page.languages, "page", page.dpi)).lines
