@@ -9,9 +9,8 @@ dev scan), so the confidence of the words only counts on such a drawing: where m
 characters read in its box are read below ``LOW_CONFIDENCE``, the box is a figure island (its
 words kept as the figure's text, out of the Markdown flow) and the words read below
 ``LOW_CONFIDENCE`` in it, or made of marks only, are the strokes', and are dropped
-(``without_strokes``). A frame drawn round text (a boxed note) is such a piece too; its words are
-read with confidence, and it stays text; a ruled table's or form's grid is left to it
-(ocr/whole_page.py).
+(``without_strokes``). A frame drawn round text is no such drawing: its ink is all at its edges
+(``drawing_boxes``); a ruled table's or form's grid is left to it (ocr/whole_page.py).
 """
 
 from __future__ import annotations
