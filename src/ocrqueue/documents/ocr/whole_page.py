@@ -32,6 +32,8 @@ from ocrqueue.documents.layout.checkboxes import (
     frames_painted,
     mark_checkboxes,
 )
+from ocrqueue.documents.layout.combs import find_bars
+from ocrqueue.documents.layout.combs import painted_out as bars_painted_out
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.leaders import (
@@ -91,8 +93,9 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
     checkboxes = find_checkboxes(page.ink, page.dpi, pieces)
     bullets = find_bullets(page.dpi, pieces)
     drawings = drawing_boxes(pieces, page.dpi)
+    bars = find_bars(page.ink, page.rules.mask if page.rules is not None else None, page.dpi, pieces)
     del pieces
-    image, dx, dy = _engine_view(page, leaders, checkboxes if frames_painted(page.languages) else ())
+    image, dx, dy = _engine_view(page, leaders, checkboxes if frames_painted(page.languages) else (), bars)
     lines = page.engine.recognize(image, RecognitionRequest(page.languages, "page", page.dpi)).lines
     if dx or dy:
         lines = tuple(moved(ln, dx, dy) for ln in lines)
@@ -105,7 +108,12 @@ def read_whole_page(page: OcrPage, pending: Future[PageLayout]) -> tuple[list[Bl
     layout, lines = _with_charts(page, lines, layout, detected, charts)
     if not is_vertical(lines):
         lines = (*lines, *_lost_lines(page, lines, layout))
-        blank = [*painted_out(leaders, page.dpi), *(_pixels(c.box) for c in checkboxes), *map(_pixels, bullets)]
+        blank = [
+            *painted_out(leaders, page.dpi),
+            *(_pixels(c.box) for c in checkboxes),
+            *map(_pixels, bullets),
+            *map(_pixels, bars),
+        ]
         lines = (*lines, *read_lost_ink(page, lines, layout, blank))
     if is_vertical(lines):
         # Columns read with a vertical model: the layout's regions and islands are found for
@@ -299,7 +307,7 @@ def _page_layout(page: OcrPage, use_model: bool, resources: PipelineResources) -
 
 
 def _engine_view(
-    page: OcrPage, leaders: Sequence[Leader], checkboxes: Sequence[Checkbox]
+    page: OcrPage, leaders: Sequence[Leader], checkboxes: Sequence[Checkbox], bars: Sequence[BBox]
 ) -> tuple[Image.Image, int, int]:
     """What the engine reads, and where it lies on the page: the page's content box (the rest
     is paper, which only costs the engine time), with the rules painted white, widened by a few
@@ -308,20 +316,25 @@ def _engine_view(
     misreads the entry they follow ("pages" as "pageS"; a scanned contents page's entries as
     "AISIA pD"); and the check boxes' frames (layout/checkboxes.py ``frame_bands``): a frame
     close to its label was read into it ("[_]SEPARATION", "|COAST"), and mark_checkboxes puts
-    the box's sign where the engine then reads nothing."""
+    the box's sign where the engine then reads nothing; and the bars of a form's boxes left of
+    its rules (layout/combs.py), which it reads as "|"."""
     height, width = page.straight.gray.shape
     x0, y0, x1, y1 = page.straight.content or (0, 0, width, height)
     rules = page.rules.mask[y0:y1, x0:x1] if page.rules is not None else None
     if rules is not None and not rules.any():
         rules = None
-    if rules is None and not leaders and not checkboxes and (x1 - x0, y1 - y0) == (width, height):
+    if rules is None and not leaders and not checkboxes and not bars and (x1 - x0, y1 - y0) == (width, height):
         return page.image, 0, 0
     gray = page.straight.gray[y0:y1, x0:x1].copy()
     margin = max(1, page.dpi // 100)
     if rules is not None:
         mask = np.ascontiguousarray(rules).view(np.uint8)
         gray[cv2.dilate(mask, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8)).view(bool)] = 255
-    for lx0, ly0, lx1, ly1 in [*painted_out(leaders, page.dpi), *frame_bands(checkboxes, margin)]:
+    for lx0, ly0, lx1, ly1 in [
+        *painted_out(leaders, page.dpi),
+        *frame_bands(checkboxes, margin),
+        *bars_painted_out(bars, page.dpi),
+    ]:
         gray[max(0, ly0 - y0) : max(0, ly1 - y0), max(0, lx0 - x0) : max(0, lx1 - x0)] = 255
     return Image.fromarray(gray), x0, y0
 

@@ -1,0 +1,96 @@
+"""The bars of a form's boxes on a rendered page (layout/combs.py): comb fields, a box for each
+digit of a routing or account number, and the box round a line's number. Once the rules are
+painted out their short upright sides were left, and Tesseract read each as "|" and ran the
+label into them (dev f1040nr p. 2: "Accountmumber| | | | | | tt tid tt di ti tl", "| 73 | |").
+They are painted out too; a line of sans-serif text, whose "l" and "I" are such bars, keeps them."""
+
+from __future__ import annotations
+
+from io import BytesIO
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+from realpages import scan_jpeg
+
+from ocrqueue.documents.layout.combs import find_bars
+
+from .helpers import run
+
+SANS = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+CELL = 60  # a comb's box, pixels at 300 dpi
+TEXT = "Illinois will bill all 11 small hill mills"
+
+
+def _comb(draw: ImageDraw.ImageDraw, x: int, y: int, boxes: int) -> None:
+    """A row of boxes for one digit each, ruled above and below."""
+    draw.line((x, y, x + boxes * CELL, y), fill=0, width=3)
+    draw.line((x, y + CELL, x + boxes * CELL, y + CELL), fill=0, width=3)
+    for k in range(boxes + 1):
+        draw.line((x + k * CELL, y, x + k * CELL, y + CELL), fill=0, width=3)
+
+
+def _form_page() -> Image.Image:
+    """A refund section set as the IRS sets it: comb fields for the routing and account numbers,
+    line numbers boxed by two bars on the amount column's rule, a date's comb standing free
+    (bars only), and a line of sans-serif text full of "l" and "I"."""
+    image = Image.new("L", (2550, 3300), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(SANS, 34)
+    draw.text((300, 300), "Refund", font=ImageFont.truetype(SANS, 64), fill=0)
+    draw.text((300, 480), "b Routing number", font=font, fill=0)
+    _comb(draw, 760, 465, 9)
+    draw.text((300, 600), "d Account number", font=font, fill=0)
+    _comb(draw, 760, 585, 17)
+    for y, number, label in ((760, "73", "Amount applied to your estimated tax"), (860, "75", "Estimated tax penalty")):
+        draw.text((300, y), f"{number} {label}", font=font, fill=0)
+        draw.line((1500, y + 55, 2300, y + 55), fill=0, width=3)
+        for x in (1560, 1680):
+            draw.line((x, y + 5, x, y + 55), fill=0, width=3)
+        draw.text((1590, y + 8), number, font=font, fill=0)
+    draw.text((300, 1010), "Date of birth", font=font, fill=0)
+    for k in range(9):
+        draw.line((760 + k * CELL, 1000, 760 + k * CELL, 1050), fill=0, width=3)
+    draw.text((300, 1160), TEXT, font=font, fill=0)
+    return image
+
+
+def _png(image: Image.Image) -> bytes:
+    out = BytesIO()
+    image.save(out, format="PNG", dpi=(300, 300))
+    return out.getvalue()
+
+
+def _lines(data: bytes) -> list[str]:
+    blocks = run(data).pages[0].blocks
+    return [ln.text.strip() for b in blocks for ln in b.lines if ln.text.strip()]
+
+
+EXPECTED = [
+    "Refund",
+    "b Routing number",
+    "d Account number",
+    "73 Amount applied to your estimated tax 73",
+    "75 Estimated tax penalty 75",
+    "Date of birth",
+    TEXT,
+]
+
+
+def test_a_forms_box_sides_are_read_as_nothing() -> None:
+    """Before: "b Routing number | | | | |", "73 Amount applied to your estimated tax | 73 |"."""
+    lines = _lines(_png(_form_page()))
+    assert not [ln for ln in lines if "|" in ln], lines
+    assert " ".join(lines) == " ".join(EXPECTED), lines
+
+
+def test_a_scanned_forms_box_sides_are_read_as_nothing() -> None:
+    lines = _lines(scan_jpeg(_form_page(), "form-bars"))
+    assert not [ln for ln in lines if "|" in ln], lines
+    assert " ".join(lines) == " ".join(EXPECTED), lines
+
+
+def test_a_free_comb_is_found_and_letters_standing_as_bars_are_not() -> None:
+    ink = np.asarray(_form_page()) < 128
+    bars = find_bars(ink, None, 300)
+    assert sorted(round(b.x0) for b in bars if 990 <= b.y0 <= 1010) == [759 + k * CELL for k in range(9)]
+    assert not [b for b in bars if b.y0 > 1100], "no letter of the text line is a bar"
