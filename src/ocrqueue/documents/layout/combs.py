@@ -1,16 +1,17 @@
 """Bars of a form's boxes on a rendered page: the short upright strokes left of a form's ruling
-once its rules are painted out (layout/raster.py ``find_rules`` finds rules an inch long or more).
+once its rules are painted out (layout/raster.py ``find_rules``: across, half an inch or more).
 A comb field, boxes for one character each (a routing number, an account number), is a row of
 them; a box round a line's number ("| 73 |") has two. An engine reads each as "|" and runs the
 label beside them into them ("Accountmumber| | | | |"); the page's text has none of them. They
 are painted out before the page is read and make no word.
 
-A bar is a thin solid upright piece of ink. It is a box's side when a rule runs along both its
-ends, or along one with blank paper ``CLEAR_IN`` either side of it (a letter's stem standing on
-an underline has the rest of its word beside it); otherwise only in an empty comb: at least
-``MIN_BARS`` bars of one height on one baseline at an even pitch wider than half their height,
-with blank paper between them (a sans-serif "l" or "I" is such a bar, and a line of text may
-hold four at an even pitch by chance, with letters between them)."""
+A bar is a thin solid upright piece of ink. It is a box's side when it has blank paper
+``CLEAR_IN`` either side (a letter's stem standing on an underline has the rest of its word beside
+it) and a rule runs along both its ends, or along one with another such bar of its height on the
+same rule (a box has two sides; a bracket "「" under a rule is alone). Otherwise it is one only
+in an empty comb: at least ``MIN_BARS`` bars of one height on one baseline at an even pitch wider
+than half their height, with blank paper between them (a sans-serif "l" or "I" is such a bar, and
+a line of text may hold four at an even pitch by chance, with letters between them)."""
 
 from __future__ import annotations
 
@@ -57,14 +58,11 @@ def find_bars(ink: Mask, rules: Mask | None, dpi: int, pieces: Pieces | None = N
             band[:, cv2.CC_STAT_TOP] += top
             bars += [b for b in _bars(band, lo, hi, dpi) if b not in known]
     clear = max(1, round(CLEAR_IN * dpi))
-    sides = {b for b in bars if near_rules is not None and _on_rules(b, near_rules, free, margin, clear)}
+    tolerance = max(1.0, BASELINE_IN * dpi)
+    sides = _sides(bars, near_rules, free, margin, clear, tolerance) if near_rules is not None else set()
     rest = [b for b in bars if b not in sides]
     combs = [
-        b
-        for row in _rows(rest, max(1.0, BASELINE_IN * dpi))
-        for comb in _runs(row)
-        if _blank_between(comb, free, margin)
-        for b in comb
+        b for row in _rows(rest, tolerance) for comb in _runs(row) if _blank_between(comb, free, margin) for b in comb
     ]
     return [b for b in bars if b in sides] + combs
 
@@ -96,19 +94,36 @@ def painted_out(bars: Sequence[BBox], dpi: int) -> list[PixelBox]:
     ]
 
 
-def _on_rules(bar: BBox, near_rules: Mask, free: Mask, margin: int, clear: int) -> bool:
-    """Whether rules run along the bar's two ends (within ``margin`` pixels of them), or along one
-    with no other ink ``clear`` pixels either side of the bar."""
-    x0, x1, top, bottom = int(bar.x0), int(bar.x1), int(bar.y0), int(bar.y1)
-    above = bool(near_rules[max(0, top - margin - 1) : top, x0:x1].any())
-    below = bool(near_rules[bottom : bottom + margin + 1, x0:x1].any())
-    if above and below:
-        return True
-    if not (above or below):
-        return False
-    left = free[top:bottom, max(0, x0 - clear) : x0]
-    right = free[top:bottom, x1 : x1 + clear]
-    return not left.any() and not right.any()
+def _sides(bars: Sequence[BBox], near_rules: Mask, free: Mask, margin: int, clear: int, tolerance: float) -> set[BBox]:
+    """The bars that are boxes' sides: no other ink ``clear`` pixels either side of them (a stem
+    of large type whose strokes across were taken for rules, 本's, has its other strokes beside
+    it), and rules along both their ends (within ``margin`` pixels), or along one where another
+    such bar of their height stands on the same rule (a box's two sides: a lone bracket's stem on
+    a rule above its line, "「", has none)."""
+    both: set[BBox] = set()
+    hanging: list[tuple[BBox, bool]] = []  # a bar on one rule, and whether the rule is above it
+    for bar in bars:
+        x0, x1, top, bottom = int(bar.x0), int(bar.x1), int(bar.y0), int(bar.y1)
+        above = bool(near_rules[max(0, top - margin - 1) : top, x0:x1].any())
+        below = bool(near_rules[bottom : bottom + margin + 1, x0:x1].any())
+        if not (above or below) or (
+            free[top:bottom, max(0, x0 - clear) : x0].any() or free[top:bottom, x1 : x1 + clear].any()
+        ):
+            continue
+        if above and below:
+            both.add(bar)
+        else:
+            hanging.append((bar, above))
+    paired = {
+        bar
+        for bar, up in hanging
+        for other, other_up in hanging
+        if other is not bar
+        and other_up == up
+        and abs((bar.y0 if up else bar.y1) - (other.y0 if up else other.y1)) <= tolerance
+        and abs(bar.height - other.height) <= SAME_HEIGHT * max(bar.height, other.height)
+    }
+    return both | paired
 
 
 def _blank_between(comb: Sequence[BBox], ink: Mask, margin: int) -> bool:
