@@ -94,3 +94,23 @@ def test_a_free_comb_is_found_and_letters_standing_as_bars_are_not() -> None:
     bars = find_bars(ink, None, 300)
     assert sorted(round(b.x0) for b in bars if 990 <= b.y0 <= 1010) == [759 + k * CELL for k in range(9)]
     assert not [b for b in bars if b.y0 > 1100], "no letter of the text line is a bar"
+
+
+def test_a_lone_stem_on_a_rule_and_a_stem_between_strokes_are_no_box_sides() -> None:
+    """A bracket's stem under a rule above its line ("「", dev amc-manual-ja) is alone on its rule,
+    and the stem of a large glyph whose strokes across were taken for rules (本 in a slide's
+    title) has its other strokes beside it: neither is painted out. Two bars of one height on one
+    rule, under an inch apart, with blank paper beside them are a box's sides."""
+    ink = np.zeros((600, 1200), dtype=bool)
+    rules = np.zeros_like(ink)
+    rules[100:103, 50:1150] = True  # a rule above a line of text
+    ink[100:103, 50:1150] = True
+    ink[103:140, 150:153] = True  # a bracket's stem hanging from it, alone (1.8 in from the box)
+    ink[103:140, 700:703] = ink[103:140, 900:903] = True  # a box's two sides, hanging from it
+    rules[300:304, 100:400] = rules[360:364, 100:400] = True  # the strokes across of a large glyph
+    ink[300:364, 100:400] = rules[300:364, 100:400]
+    ink[304:360, 248:252] = True  # its stem between them
+    ink[320:350, 230:240] = True  # a stroke beside the stem
+    ink |= rules
+    bars = find_bars(ink, rules, 300)
+    assert sorted(round(b.x0) for b in bars) == [700, 900]

@@ -35,6 +35,7 @@ PITCH_SLACK = 0.25  # of a comb's pitch, how far each next one may differ
 SAME_HEIGHT = 0.15  # of their height, how far apart a comb's bars' heights may be
 BASELINE_IN = 0.015  # how far apart the bottoms of one comb's bars may lie, in inches
 CLEAR_IN = 0.03  # blank paper either side of a bar on one rule, in inches: a word's letters stand closer
+PAIR_IN = 1.0  # how far apart, at most, the two sides of a box hanging from one rule stand, in inches
 
 
 def find_bars(ink: Mask, rules: Mask | None, dpi: int, pieces: Pieces | None = None) -> list[BBox]:
@@ -58,11 +59,14 @@ def find_bars(ink: Mask, rules: Mask | None, dpi: int, pieces: Pieces | None = N
             band[:, cv2.CC_STAT_TOP] += top
             bars += [b for b in _bars(band, lo, hi, dpi) if b not in known]
     clear = max(1, round(CLEAR_IN * dpi))
-    tolerance = max(1.0, BASELINE_IN * dpi)
-    sides = _sides(bars, near_rules, free, margin, clear, tolerance) if near_rules is not None else set()
+    sides = _sides(bars, near_rules, free, margin, clear, dpi) if near_rules is not None else set()
     rest = [b for b in bars if b not in sides]
     combs = [
-        b for row in _rows(rest, tolerance) for comb in _runs(row) if _blank_between(comb, free, margin) for b in comb
+        b
+        for row in _rows(rest, max(1.0, BASELINE_IN * dpi))
+        for comb in _runs(row)
+        if _blank_between(comb, free, margin)
+        for b in comb
     ]
     return [b for b in bars if b in sides] + combs
 
@@ -94,12 +98,13 @@ def painted_out(bars: Sequence[BBox], dpi: int) -> list[PixelBox]:
     ]
 
 
-def _sides(bars: Sequence[BBox], near_rules: Mask, free: Mask, margin: int, clear: int, tolerance: float) -> set[BBox]:
+def _sides(bars: Sequence[BBox], near_rules: Mask, free: Mask, margin: int, clear: int, dpi: int) -> set[BBox]:
     """The bars that are boxes' sides: no other ink ``clear`` pixels either side of them (a stem
     of large type whose strokes across were taken for rules, 本's, has its other strokes beside
     it), and rules along both their ends (within ``margin`` pixels), or along one where another
-    such bar of their height stands on the same rule (a box's two sides: a lone bracket's stem on
-    a rule above its line, "「", has none)."""
+    such bar of their height stands on the same rule ``PAIR_IN`` from them at most (a box's two
+    sides: a lone bracket's stem on a rule above its line, "「", has none)."""
+    tolerance, reach = max(1.0, BASELINE_IN * dpi), PAIR_IN * dpi
     both: set[BBox] = set()
     hanging: list[tuple[BBox, bool]] = []  # a bar on one rule, and whether the rule is above it
     for bar in bars:
@@ -122,6 +127,7 @@ def _sides(bars: Sequence[BBox], near_rules: Mask, free: Mask, margin: int, clea
         and other_up == up
         and abs((bar.y0 if up else bar.y1) - (other.y0 if up else other.y1)) <= tolerance
         and abs(bar.height - other.height) <= SAME_HEIGHT * max(bar.height, other.height)
+        and abs(bar.cx - other.cx) <= reach
     }
     return both | paired
 
