@@ -99,14 +99,17 @@ def test_a_free_comb_is_found_and_letters_standing_as_bars_are_not() -> None:
 def test_a_lone_stem_on_a_rule_and_a_stem_between_strokes_are_no_box_sides() -> None:
     """A bracket's stem under a rule above its line ("「", dev amc-manual-ja) is alone on its rule,
     and the stem of a large glyph whose strokes across were taken for rules (本 in a slide's
-    title) has its other strokes beside it: neither is painted out. Two bars of one height on one
-    rule, under an inch apart, with blank paper beside them are a box's sides."""
+    title) has its other strokes beside it, and two strokes of a Bengali letter ("বা") hang from its
+    headline taken for a rule half their height apart: none is painted out. Two bars of one height
+    on one rule, under an inch apart, with blank paper beside them are a box's sides."""
     ink = np.zeros((600, 1200), dtype=bool)
     rules = np.zeros_like(ink)
     rules[100:103, 50:1150] = True  # a rule above a line of text
     ink[100:103, 50:1150] = True
     ink[103:140, 150:153] = True  # a bracket's stem hanging from it, alone (1.8 in from the box)
     ink[103:140, 700:703] = ink[103:140, 900:903] = True  # a box's two sides, hanging from it
+    rules[200:203, 600:1100] = True  # a headline taken for a rule
+    ink[203:240, 800:803] = ink[203:240, 815:818] = True  # two strokes of a letter hanging from it
     rules[300:304, 100:400] = rules[360:364, 100:400] = True  # the strokes across of a large glyph
     ink[300:364, 100:400] = rules[300:364, 100:400]
     ink[304:360, 248:252] = True  # its stem between them

@@ -102,8 +102,10 @@ def _sides(bars: Sequence[BBox], near_rules: Mask, free: Mask, margin: int, clea
     """The bars that are boxes' sides: no other ink ``clear`` pixels either side of them (a stem
     of large type whose strokes across were taken for rules, 本's, has its other strokes beside
     it), and rules along both their ends (within ``margin`` pixels), or along one where another
-    such bar of their height stands on the same rule ``PAIR_IN`` from them at most (a box's two
-    sides: a lone bracket's stem on a rule above its line, "「", has none)."""
+    such bar of their height, the nearest on the same rule, stands ``PAIR_IN`` from them at most
+    and as far as a comb's pitch at least (a box's two sides: a lone bracket's stem on a rule above
+    its line, "「", has none; two strokes of one Bengali letter hanging from a headline taken for
+    a rule, "বা", stand half their height apart)."""
     tolerance, reach = max(1.0, BASELINE_IN * dpi), PAIR_IN * dpi
     both: set[BBox] = set()
     hanging: list[tuple[BBox, bool]] = []  # a bar on one rule, and whether the rule is above it
@@ -119,16 +121,19 @@ def _sides(bars: Sequence[BBox], near_rules: Mask, free: Mask, margin: int, clea
             both.add(bar)
         else:
             hanging.append((bar, above))
-    paired = {
-        bar
-        for bar, up in hanging
-        for other, other_up in hanging
-        if other is not bar
-        and other_up == up
-        and abs((bar.y0 if up else bar.y1) - (other.y0 if up else other.y1)) <= tolerance
-        and abs(bar.height - other.height) <= SAME_HEIGHT * max(bar.height, other.height)
-        and abs(bar.cx - other.cx) <= reach
-    }
+    paired = set()
+    for bar, up in hanging:
+        partners = [
+            other
+            for other, other_up in hanging
+            if other is not bar
+            and other_up == up
+            and abs((bar.y0 if up else bar.y1) - (other.y0 if up else other.y1)) <= tolerance
+            and abs(bar.height - other.height) <= SAME_HEIGHT * max(bar.height, other.height)
+        ]
+        nearest = min((abs(bar.cx - other.cx) for other in partners), default=None)
+        if nearest is not None and PITCH[0] * bar.height <= nearest <= reach:
+            paired.add(bar)
     return both | paired
 
 
