@@ -67,6 +67,12 @@ def png_bytes(image: Image.Image, dpi: int) -> bytes:
     return out.getvalue()
 
 
+def line_texts(data: bytes) -> list[str]:
+    """The first page's lines as read, in reading order, without empty ones."""
+    blocks = run(data).pages[0].blocks
+    return [ln.text.strip() for b in blocks for ln in b.lines if ln.text.strip()]
+
+
 def first_page_png(pdf: bytes, dpi: int) -> bytes:
     """The first page of ``pdf`` rendered at ``dpi`` as a PNG that says its resolution: a
     printed page read as a picture of it."""

@@ -6,15 +6,13 @@ They are painted out too; a line of sans-serif text, whose "l" and "I" are such 
 
 from __future__ import annotations
 
-from io import BytesIO
-
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 from realpages import scan_jpeg
 
 from ocrqueue.documents.layout.combs import find_bars
 
-from .helpers import run
+from .helpers import line_texts, png_bytes
 
 SANS = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 CELL = 60  # a comb's box, pixels at 300 dpi
@@ -54,17 +52,6 @@ def _form_page() -> Image.Image:
     return image
 
 
-def _png(image: Image.Image) -> bytes:
-    out = BytesIO()
-    image.save(out, format="PNG", dpi=(300, 300))
-    return out.getvalue()
-
-
-def _lines(data: bytes) -> list[str]:
-    blocks = run(data).pages[0].blocks
-    return [ln.text.strip() for b in blocks for ln in b.lines if ln.text.strip()]
-
-
 EXPECTED = [
     "Refund",
     "b Routing number",
@@ -78,13 +65,13 @@ EXPECTED = [
 
 def test_a_forms_box_sides_are_read_as_nothing() -> None:
     """Before: "b Routing number | | | | |", "73 Amount applied to your estimated tax | 73 |"."""
-    lines = _lines(_png(_form_page()))
+    lines = line_texts(png_bytes(_form_page(), 300))
     assert not [ln for ln in lines if "|" in ln], lines
     assert " ".join(lines) == " ".join(EXPECTED), lines
 
 
 def test_a_scanned_forms_box_sides_are_read_as_nothing() -> None:
-    lines = _lines(scan_jpeg(_form_page(), "form-bars"))
+    lines = line_texts(scan_jpeg(_form_page(), "form-bars"))
     assert not [ln for ln in lines if "|" in ln], lines
     assert " ".join(lines) == " ".join(EXPECTED), lines
 

@@ -6,15 +6,13 @@ numbers whose decimal points stand as evenly apart stays as read."""
 
 from __future__ import annotations
 
-from io import BytesIO
-
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 from realpages import scan_jpeg
 
 from ocrqueue.documents.layout.leaders import find_leaders
 
-from .helpers import run
+from .helpers import line_texts, png_bytes
 
 SANS = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 LABELS = [
@@ -53,25 +51,14 @@ def _form_page() -> Image.Image:
     return image
 
 
-def _png(image: Image.Image) -> bytes:
-    out = BytesIO()
-    image.save(out, format="PNG", dpi=(300, 300))
-    return out.getvalue()
-
-
-def _lines(data: bytes) -> list[str]:
-    blocks = run(data).pages[0].blocks
-    return [ln.text.strip() for b in blocks for ln in b.lines if ln.text.strip()]
-
-
 def test_a_forms_guides_are_read_as_nothing() -> None:
     """Before: "9a Taxable interest.", "10a Ordinary dividends .", the guides' first dots kept."""
-    lines = _lines(_png(_form_page()))
+    lines = line_texts(png_bytes(_form_page(), 300))
     assert [ln for ln in lines if ln != "Income"] == LABELS, lines
 
 
 def test_a_scanned_forms_guides_are_read_as_nothing() -> None:
-    lines = _lines(scan_jpeg(_form_page(), "form-guides"))
+    lines = line_texts(scan_jpeg(_form_page(), "form-guides"))
     assert [ln for ln in lines if ln != "Income"] == LABELS, lines
 
 
