@@ -57,6 +57,16 @@ def union(boxes: Iterable[BBox]) -> BBox:
     return BBox(min(b.x0 for b in items), min(b.y0 for b in items), max(b.x1 for b in items), max(b.y1 for b in items))
 
 
+def fringed(boxes: Iterable[BBox], dpi: int) -> list[PixelBox]:
+    """``boxes`` (pixels) widened by a hundredth of an inch each way (a pixel at least), cut at the
+    page's top and left: what to paint white so that an engine does not read marks found in the
+    ink, a scan's grey fringe round them included."""
+    margin = max(1, dpi // 100)
+    return [
+        (max(0, int(b.x0) - margin), max(0, int(b.y0) - margin), int(b.x1) + margin, int(b.y1) + margin) for b in boxes
+    ]
+
+
 def share_inside(a: PixelBox, b: PixelBox) -> float:
     """Share of ``a``'s area that lies inside ``b`` (an empty ``a`` counts as one pixel)."""
     w = min(a[2], b[2]) - max(a[0], b[0])

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from ocrqueue.documents.geometry import BBox, PixelBox
+from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.layout.straighten import Pieces, ink_pieces
 from ocrqueue.documents.layout.xycut import Mask
 
@@ -88,14 +88,6 @@ def _bands(ruled_rows: np.ndarray, reach: int) -> list[tuple[int, int]]:
         else:
             bands.append((top, bottom))
     return bands
-
-
-def painted_out(bars: Sequence[BBox], dpi: int) -> list[PixelBox]:
-    """The boxes (pixels) to paint white: each bar and a margin around it (a scan's grey fringe)."""
-    margin = max(1, dpi // 100)
-    return [
-        (max(0, int(b.x0) - margin), max(0, int(b.y0) - margin), int(b.x1) + margin, int(b.y1) + margin) for b in bars
-    ]
 
 
 def _sides(bars: Sequence[BBox], near_rules: Mask, free: Mask, margin: int, clear: int, dpi: int) -> set[BBox]:

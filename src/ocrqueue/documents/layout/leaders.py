@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ocrqueue.documents.geometry import BBox, PixelBox, union
+from ocrqueue.documents.geometry import BBox, PixelBox, fringed, union
 from ocrqueue.documents.layout.rows import with_words
 from ocrqueue.documents.layout.straighten import Pieces, ink_pieces
 from ocrqueue.documents.layout.xycut import Mask
@@ -140,16 +140,7 @@ def mark_leaders_in_groups(groups: Sequence[Sequence[Line]], leaders: Sequence[L
 def painted_out(leaders: Sequence[Leader], dpi: int) -> list[PixelBox]:
     """The boxes (pixels) to paint white so that an engine does not see the leaders: their dots
     and a margin around them (a scan's grey fringe)."""
-    margin = max(1, dpi // 100)
-    return [
-        (
-            max(0, int(b.x0) - margin),
-            max(0, int(b.y0) - margin),
-            int(b.x1) + margin,
-            int(b.y1) + margin,
-        )
-        for b in (leader.box for leader in leaders)
-    ]
+    return fringed((leader.box for leader in leaders), dpi)
 
 
 def _joined(lines: Sequence[Line], leaders: Sequence[Leader], dpi: int) -> list[tuple[Line, int]]:

@@ -22,7 +22,7 @@ import numpy.typing as npt
 from PIL import Image
 
 from ocrqueue.documents.engines import RecognitionRequest
-from ocrqueue.documents.geometry import BBox, PixelBox, share_inside
+from ocrqueue.documents.geometry import BBox, PixelBox, fringed, share_inside
 from ocrqueue.documents.layout.blocks import body_size
 from ocrqueue.documents.layout.cells import grid_cells_to_points, table_text
 from ocrqueue.documents.layout.checkboxes import (
@@ -33,7 +33,6 @@ from ocrqueue.documents.layout.checkboxes import (
     mark_checkboxes,
 )
 from ocrqueue.documents.layout.combs import find_bars
-from ocrqueue.documents.layout.combs import painted_out as bars_painted_out
 from ocrqueue.documents.layout.detector import LayoutBox
 from ocrqueue.documents.layout.gate import needs_layout_model
 from ocrqueue.documents.layout.leaders import (
@@ -175,7 +174,7 @@ def _with_row_grids(
     lines: tuple[Line, ...],
     layout: RasterLayout,
     detected: list[LayoutBox] | None,
-    charts: Sequence[PixelBox] = (),
+    charts: Sequence[PixelBox],
 ) -> tuple[RasterLayout, dict[PixelBox, Block]]:
     """The layout with the grids of short cells among the engine's words (layout/row_grid.py, as
     on the text layer) made tables, and the table block of each by its island's box. A grid's
@@ -333,7 +332,7 @@ def _engine_view(
     for lx0, ly0, lx1, ly1 in [
         *painted_out(leaders, page.dpi),
         *frame_bands(checkboxes, margin),
-        *bars_painted_out(bars, page.dpi),
+        *fringed(bars, page.dpi),
     ]:
         gray[max(0, ly0 - y0) : max(0, ly1 - y0), max(0, lx0 - x0) : max(0, lx1 - x0)] = 255
     return Image.fromarray(gray), x0, y0
