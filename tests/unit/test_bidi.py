@@ -15,9 +15,17 @@ from ocrqueue.documents.bidi import (
     visual_is_rtl,
     visual_order,
 )
+from ocrqueue.documents.engines.tesseract import overreaching_cut
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.layout.rows import merge_rows
-from ocrqueue.documents.logical_line import Glyph, in_logical_order, ligatures_joined, logical_words, same_visual_line
+from ocrqueue.documents.logical_line import (
+    Glyph,
+    in_logical_order,
+    ligatures_joined,
+    logical_order,
+    logical_words,
+    same_visual_line,
+)
 from ocrqueue.documents.model import Line, Word
 
 ARABIC_LETTERS = "ابتثجحخدذرزسشصضطظعغفقكلمنهوية"
@@ -212,3 +220,21 @@ def test_pieces_of_one_hebrew_row_merge_in_reading_order() -> None:
         ]
     )
     assert row.text == "left to right"
+
+
+def test_a_right_to_left_word_whose_box_reaches_over_the_word_before_it_keeps_its_place() -> None:
+    """Tesseract's words of a right-to-left line in its reading order, each spelt as drawn, the
+    last one's box (as its LSTM model gives some) running on to the right over the word read
+    before it and the one before that: placed by that box, "لازم" came before "است"."""
+
+    def word(text: str, x0: float, x1: float) -> Word:
+        return Word(text[::-1], BBox(x0, 0.0, x1, 40.0), 0.9)
+
+    words = [word("ممکن", 736, 803), word("است", 665, 717), word("لازم", 593, 811)]
+    assert " ".join(w.text for w in logical_order(words)) == "ممکن لازم است"  # placed by the box as given
+    cut = overreaching_cut(words)
+    assert [w.bbox.x1 for w in cut] == [803, 717, 665]
+    assert " ".join(w.text for w in logical_order(cut)) == "ممکن است لازم"
+    # A Latin word inside the line, a word whose box lies where it should: left as they are.
+    latin = [word("فایل", 1190, 1244), Word("DVI", BBox(1107, 0.0, 1260, 40.0), 0.9), word("را", 1060, 1100)]
+    assert overreaching_cut(latin) == latin
