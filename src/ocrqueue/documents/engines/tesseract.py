@@ -23,7 +23,7 @@ import numpy as np
 import tesserocr
 from PIL import Image
 
-from ocrqueue.documents.bidi import has_rtl
+from ocrqueue.documents.bidi import has_rtl, is_rtl
 from ocrqueue.documents.engines.base import EngineCapabilities, EngineOutput, Orientation, RecognitionRequest
 from ocrqueue.documents.engines.greek_kappa import GREEK_MODEL, kappa_for_chi, word_list
 from ocrqueue.documents.engines.latin_taken import (
@@ -152,9 +152,14 @@ COARSEST_DPI = 200
 # words are searched as typed with a Persian keyboard. Dev gnome-terminal-fa p. 1 clean, read with
 # ``Arabic+fas+eng``: 7 of 8 "پایانهٔ" came back "پايانة" or "پایانة".
 PERSIAN_LANGUAGE = "fas"
-# The Arabic comma after a word of the script: the models read "،" as "," (dev gnome-terminal-fa
-# p. 1 clean, read with ``Arabic+fas+eng``: 8 of its 12), which Persian does not write after its
-# own words.
+# The Arabic comma after a word of the script, in any reading with a model of the script (``Arabic``,
+# ``ara``, ``fas``): the models read "،" as "," (dev gnome-terminal-fa p. 1 clean, read with
+# ``Arabic+fas+eng``: 8 of its 12; gedit-ar pp. 2-3, ``Arabic+ara+eng``: 4 of 5 and 4 of 5), which
+# Arabic, Persian and Urdu do not write after their own words; and as "»" (lshort-fa, XeTeX: 9 of
+# the 13 on dev pp. 22, 61 and 99 clean, with ``Arabic+fas+eng`` and ``Arabic+eng``), a closing
+# guillemet, which a word of the script ends with only when it closes a "«" opened before it
+# (``ARABIC_COMMA``: one opened on the page's lines read so far).
+ARABIC_COMMA = "\u060c"
 PERSIAN_COMMA = re.compile("(?<=[\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff]),")
 PERSIAN_SPELLING = str.maketrans(
     {
@@ -300,6 +305,8 @@ class TesseractEngine:
         lines = [pieces_joined(line) for line in lines]
         if dpi != request.dpi:
             lines = [_scaled_line(line, request.dpi / dpi) for line in lines]
+        if any(script_read_by(lang) == "Arabic" for lang in request.languages):
+            lines = arabic_commas(lines)
         if PERSIAN_LANGUAGE in request.languages:
             lines = [_spelt(line, _as_persian) for line in lines]
         if ARMENIAN_MODEL in request.languages:
@@ -548,8 +555,33 @@ def _spelt(line: Line, spelling: Callable[[str], str]) -> Line:
 
 
 def _as_persian(text: str) -> str:
-    """``text`` with ``PERSIAN_SPELLING``'s letters and ``PERSIAN_COMMA``'s comma."""
-    return PERSIAN_COMMA.sub("\u060c", text.translate(PERSIAN_SPELLING))
+    """``text`` with ``PERSIAN_SPELLING``'s letters."""
+    return text.translate(PERSIAN_SPELLING)
+
+
+def arabic_commas(lines: list[Line]) -> list[Line]:
+    """Lines read with a model of the Arabic script (in reading order) with the script's comma
+    where the models read it as "," or "»" after a letter of the script (``PERSIAN_COMMA``,
+    ``ARABIC_COMMA``): a "»" is the comma when no "«" opened on these lines before it is left
+    to close."""
+    out: list[Line] = []
+    open_quotes = 0
+    for line in lines:
+        words = []
+        for word in line.words:
+            text = list(PERSIAN_COMMA.sub(ARABIC_COMMA, word.text))
+            for i, ch in enumerate(text):
+                if ch == "\u00ab":
+                    open_quotes += 1
+                elif ch == "\u00bb" and open_quotes:
+                    open_quotes -= 1
+                elif ch == "\u00bb" and i > 0 and is_rtl(text[i - 1]):
+                    text[i] = ARABIC_COMMA
+            words.append(replace(word, text="".join(text)))
+        if any(w.text != old.text for w, old in zip(words, line.words, strict=True)):
+            line = replace(line, text=_in_place(line, words), words=tuple(words))
+        out.append(line)
+    return out
 
 
 def _armenian_and(text: str) -> str:
