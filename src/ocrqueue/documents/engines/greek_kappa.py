@@ -19,11 +19,9 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-import shutil
-import subprocess
-import tempfile
 import unicodedata
-from pathlib import Path
+
+from ocrqueue.documents.engines.word_lists import model_words
 
 GREEK_MODEL = "Greek"
 # Letter forms the word list writes otherwise (the model reads ϑ for some θ).
@@ -39,27 +37,9 @@ _HYPHENS = frozenset("-\u00ad\u2010\u2011")
 @functools.cache
 def word_list(tessdata: str, model: str = GREEK_MODEL) -> frozenset[str]:
     """The words of ``model``'s word list that hold κ or χ, NFC and lower case; empty when the
-    model or the tools are missing or fail."""
-    traineddata = Path(tessdata) / f"{model}.traineddata"
-    if not traineddata.is_file() or not shutil.which("combine_tessdata") or not shutil.which("dawg2wordlist"):
-        return frozenset()
-    with tempfile.TemporaryDirectory() as folder:
-        dawg, unicharset, out = (Path(folder) / n for n in ("w.lstm-word-dawg", "w.lstm-unicharset", "words.txt"))
-        try:
-            subprocess.run(
-                ["combine_tessdata", "-e", str(traineddata), str(dawg), str(unicharset)],
-                check=True,
-                capture_output=True,
-                timeout=60,
-            )
-            subprocess.run(
-                ["dawg2wordlist", str(unicharset), str(dawg), str(out)], check=True, capture_output=True, timeout=60
-            )
-            # Only words with κ or χ are ever looked up: the rest are not kept (a third are).
-            with out.open(encoding="utf-8") as lines:
-                return frozenset(key for key in (_key(ln.strip()) for ln in lines) if "κ" in key or "χ" in key)
-        except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
-            return frozenset()
+    model or the tools are missing or fail. Only words with κ or χ are ever looked up: the rest
+    are not kept (a third are)."""
+    return frozenset(key for key in map(_key, model_words(tessdata, model)) if "κ" in key or "χ" in key)
 
 
 def _key(word: str) -> str:
