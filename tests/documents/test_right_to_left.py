@@ -28,6 +28,7 @@ from rtl_pages import ARABIC, HEBREW, PAGES, PERSIAN, RtlPage, print_pdfs
 from ocrqueue.documents import ProcessOptions, open_document
 from ocrqueue.documents.arabic_letters import languages_named
 from ocrqueue.documents.bidi import logical_is_rtl
+from ocrqueue.documents.engines.persian_words import apart
 from ocrqueue.documents.engines.tesseract import arabic_commas, black_and_white, installed_capabilities
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.model import Block, Line, PageResult, Word
@@ -676,6 +677,50 @@ def test_a_closing_guillemet_that_closes_no_quote_after_an_arabic_word_is_the_co
     ]
     assert [w.text for w in read[0].words][1] == "دارد،"
     assert arabic_commas([line("السابق,", "ولا")])[0].text == "السابق، ولا"
+
+
+# Persian lines of our own, drawn in DejaVu Sans (44 px at 300 dpi, raqm shaping): Tesseract runs
+# "و" and "را" into the word beside them here.
+APART_LINES = (
+    "برنامه فایل ورودی را می‌خواند و کار را با فشردن یک دکمه آغاز می‌کند.",
+    "اگر خطایی باشد پیغامی نشان می‌دهد که به شما کمک می‌کند تا فهرست را درست کنید.",
+    "سپس خروجی را ذخیره کنید و نتیجه را با دقت بخوانید تا مشکلی نماند.",
+    "این راهنما را همراه با برنامه نصب کنید و دستورها را یکی یکی اجرا کنید.",
+)
+
+
+def _drawn_persian(lines: tuple[str, ...]) -> bytes:
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 44)
+    image = Image.new("L", (2480, 200 + 160 * len(lines)), 255)
+    draw = ImageDraw.Draw(image)
+    for i, text in enumerate(lines):
+        draw.text((2300, 100 + 160 * i), text, font=font, fill=0, anchor="ra", direction="rtl", language="fa")
+    out = io.BytesIO()
+    image.save(out, "PNG", dpi=(300, 300))
+    return out.getvalue()
+
+
+def test_persian_words_the_reading_runs_together_are_set_apart() -> None:
+    """Read with ``Arabic+fas+eng``, "و نتیجه" came back "ونتیجه" and "راهنما را" "راهنمارا":
+    words not in the ``fas`` model's word list that are "و" (or با, به, که, تا, از, در, را) and a
+    listed word, or a listed word and "را", are read as the two (engines/persian_words.py)."""
+    read = _only_page(_drawn_persian(APART_LINES))
+    assert read.to_dict()["languages"] == ["Arabic", "fas", "eng"]
+    text = full_text(read)
+    assert "و نتیجه را" in text and "این راهنما را همراه" in text, text
+    assert "ونتیجه" not in tokens(text) and "راهنمارا" not in tokens(text), text
+
+
+def test_only_words_outside_the_word_list_are_set_apart() -> None:
+    words = frozenset({"ورودی", "نتیجه", "فهرست", "اجرا", "به", "تابه"})
+    assert apart("ورودیرا", words) == ("ورودی", "را")
+    assert apart("ونتیجه.", words) == ("و", "نتیجه.")
+    assert apart("کهبه", words) == ("که", "به")  # two of the words Persian writes apart
+    assert apart("اجرا", words) is None  # listed: no "اج" and "را"
+    assert apart("تابه", words) is None  # listed (a frying pan), though "تا" and "به" are words
+    assert apart("وزیر", words) is None  # "زیر" is not listed
+    assert apart("DVIرا", words) is None
+    assert apart("ورودیرا", frozenset()) is None  # without the model's list nothing changes
 
 
 def test_persian_is_told_by_its_letters_and_needs_its_model() -> None:

@@ -32,6 +32,7 @@ from ocrqueue.documents.engines.latin_taken import (
     is_taken_candidate,
     latin_reading_kept,
 )
+from ocrqueue.documents.engines.persian_words import persian_words, words_apart
 from ocrqueue.documents.engines.row_size import row_size
 from ocrqueue.documents.errors import InvalidOptionsError
 from ocrqueue.documents.geometry import BBox, union
@@ -309,6 +310,8 @@ class TesseractEngine:
             lines = arabic_commas(lines)
         if PERSIAN_LANGUAGE in request.languages:
             lines = [_spelt(line, _as_persian) for line in lines]
+            persian = persian_words(self.tessdata)
+            lines = [words_apart(line, persian) if has_rtl(line.text) else line for line in lines]
         if ARMENIAN_MODEL in request.languages:
             lines = [_spelt(line, _armenian_and) for line in lines]
         if GREEK_MODEL in request.languages:
