@@ -230,9 +230,44 @@ def bold_heads(lines: Sequence[Line], body: float) -> tuple[list[Line], list[Lin
     while count < min(BOLD_TITLE_MAX_LINES, len(lines)) and _bold_heading_line(lines[count], body):
         count += 1
     rest = list(lines[count:])
-    if count and rest and not any(ln.bold for ln in rest) and is_prose(rest):
+    if count and rest and _regular_prose(rest):
         return list(lines[:count]), list(lines[count:])
     return [], list(lines)
+
+
+def _regular_prose(lines: Sequence[Line]) -> bool:
+    """Prose in a regular face: no bold line, and a sentence or more (``is_prose``) or lines that
+    run on: at least half the lines before the last hold ``RUNNING_LINE_MIN_WORDS`` words and end
+    as prose does. The last line of a paragraph may end otherwise: in a reference number after
+    the full stop ("... subsequent 131I.241", read from a render "1°"],241"), "(0.8%)", a web
+    address."""
+    if any(ln.bold for ln in lines):
+        return False
+    if is_prose(lines):
+        return True
+    head = lines[:-1]
+    running = sum(len(ln.text.split()) >= RUNNING_LINE_MIN_WORDS and bool(PROSE_END.search(ln.text)) for ln in head)
+    words = sum(len(ln.text.split()) for ln in lines)
+    return bool(head) and words >= PROSE_MIN_WORDS and 2 * running >= len(head)
+
+
+def stands_as_bold_heading(
+    paragraph: Sequence[Line], before: Line | None, after: Sequence[Line] | None, body: float
+) -> bool:
+    """Whether ``paragraph`` is a bold heading set apart from its paragraph by a space: one or two
+    bold lines such as ``bold_heads`` takes (the body's size or more, no sentence), over regular
+    prose (``after``, the next paragraph of the region), standing no farther from it than from the
+    line ``before`` it (a heading belongs to what it heads). InDesign and word processors put a
+    little space between a heading and its text ("Hürthle Cell Carcinoma" in the dev NCCN
+    guidelines: 10 pt over its paragraph, 16 pt under the one before), enough for ``paragraphs``
+    to set it apart. A bold name over an address, a form's label over a box's few words, bold
+    boxes of a flowchart stand over no prose."""
+    if not after or not paragraph or len(paragraph) > BOLD_TITLE_MAX_LINES:
+        return False
+    if not all(_bold_heading_line(ln, body) for ln in paragraph) or not _regular_prose(after):
+        return False
+    below = after[0].bbox.y0 - paragraph[-1].bbox.y1
+    return before is None or paragraph[0].bbox.y0 - before.bbox.y1 >= below
 
 
 def _bold_heading_line(line: Line, body: float) -> bool:
@@ -304,12 +339,17 @@ def build_blocks(lines: Sequence[Line], page_height: float, body: float) -> list
     lines = restore_bullets(lines)
     blocks: list[Block] = []
     column = union(ln.bbox for ln in lines) if lines else None
-    for paragraph in paragraphs(lines):
+    found = paragraphs(lines)
+    for at, paragraph in enumerate(found):
         heads, group = bold_heads(paragraph, body)
         blocks.extend(
             Block("title", head.bbox, head.text, head.confidence, (head,), level=BOLD_LEVEL) for head in heads
         )
         kind, level = classify(group, page_height, body, column)
+        before = found[at - 1][-1] if at else None
+        after = found[at + 1] if at + 1 < len(found) else None
+        if kind == "text" and stands_as_bold_heading(group, before, after, body):
+            kind, level = "title", BOLD_LEVEL
         if kind == "list":
             text = "\n".join(list_items(group))
         elif kind == "code":
