@@ -56,6 +56,9 @@ BOLD_TITLE_MIN_SIZE = 0.85
 BOLD_TITLE_MAX_WORDS = 12
 BOLD_TITLE_END = re.compile(r"[.!?,;:]\W*$")
 BOLD_LEVEL = 3
+# A bold heading standing apart (``stands_as_bold_heading``) heads text of the body's size: the
+# paragraph under it is set this share of the body's size or larger (its row heights on a render).
+HEADED_TEXT_MIN_SIZE = 0.9
 # A pitch this share of the text size wider than the region's usual one sets paragraphs apart.
 PARAGRAPH_SPACE = 0.4
 MIN_PITCHES = 3
@@ -261,10 +264,13 @@ def stands_as_bold_heading(
     little space between a heading and its text ("Hürthle Cell Carcinoma" in the dev NCCN
     guidelines: 10 pt over its paragraph, 16 pt under the one before), enough for ``paragraphs``
     to set it apart. A bold name over an address, a form's label over a box's few words, bold
-    boxes of a flowchart stand over no prose."""
+    boxes of a flowchart stand over no prose, or over footnotes in smaller type (the NCCN
+    algorithms' last boxes over their notes, 8 and 10 pt against the body's 11)."""
     if not after or not paragraph or len(paragraph) > BOLD_TITLE_MAX_LINES:
         return False
     if not all(_bold_heading_line(ln, body) for ln in paragraph) or not _regular_prose(after):
+        return False
+    if statistics.median(line_size(ln) for ln in after) < HEADED_TEXT_MIN_SIZE * body:
         return False
     below = after[0].bbox.y0 - paragraph[-1].bbox.y1
     return before is None or paragraph[0].bbox.y0 - before.bbox.y1 >= below
