@@ -260,7 +260,8 @@ def stands_as_bold_heading(
     """Whether ``paragraph`` is a bold heading set apart from its paragraph by a space: one or two
     bold lines such as ``bold_heads`` takes (the body's size or more, no sentence), over regular
     prose (``after``, the next paragraph of the region), standing no farther from it than from the
-    line ``before`` it (a heading belongs to what it heads). InDesign and word processors put a
+    line ``before`` it (a heading belongs to what it heads), which ends the text before it in a
+    regular face (a flowchart's bold boxes stack over one another). InDesign and word processors put a
     little space between a heading and its text ("Hürthle Cell Carcinoma" in the dev NCCN
     guidelines: 10 pt over its paragraph, 16 pt under the one before), enough for ``paragraphs``
     to set it apart. A bold name over an address, a form's label over a box's few words, bold
@@ -272,8 +273,10 @@ def stands_as_bold_heading(
         return False
     if statistics.median(line_size(ln) for ln in after) < HEADED_TEXT_MIN_SIZE * body:
         return False
+    if before is None:
+        return True
     below = after[0].bbox.y0 - paragraph[-1].bbox.y1
-    return before is None or paragraph[0].bbox.y0 - before.bbox.y1 >= below
+    return not before.bold and paragraph[0].bbox.y0 - before.bbox.y1 >= below
 
 
 def _bold_heading_line(line: Line, body: float) -> bool:
