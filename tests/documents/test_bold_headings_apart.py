@@ -6,7 +6,10 @@ the spacing rule to make the heading a paragraph of its own, and a one-line para
 body's size is text (the dev NCCN guidelines' "Hürthle Cell Carcinoma"). A heading straight over
 its paragraph was split off only when the paragraph ended as a sentence does, and prose often
 ends otherwise: in a reference number after the full stop ("... imaging.241"), "(0.8%)", a year.
-Neither is a heading: a bold name over an address, a bold phrase inside a paragraph.
+Neither is a heading: a bold name over an address, a bold phrase inside a paragraph. Word
+processors set their second and third levels in bold a little larger than the body (12-14 pt over
+11 pt, under the 1.3 ratio of large type), more space above than below: they came back as text
+too ("Permits more lax", 14 pt bold on a dev form printed by Chromium, on its clean render).
 
 The rendered page is drawn with Pillow in DejaVu Serif; the text layer is Chromium's print of the
 same sections (skipped without chromium).
@@ -19,7 +22,11 @@ import shutil
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from .helpers import png_bytes, printed_by_chromium, run
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.layout.blocks import stands_as_bold_heading
+from ocrqueue.documents.model import Line
+
+from .helpers import first_page_png, png_bytes, printed_by_chromium, run
 
 FONTS = "/usr/share/fonts/truetype/dejavu/"
 SIZE, PITCH = 42, 56  # 10 pt on 13.4 pt at 300 dpi
@@ -127,3 +134,61 @@ def test_bold_headings_apart_or_over_a_number_text_layer() -> None:
     if not shutil.which("chromium"):
         pytest.skip("no chromium (apt-get install chromium)")
     _check(*_blocks(printed_by_chromium({"page": PAGE})["page"]))
+
+
+CONTRACT_HEADINGS = ("Scope of the Agreement", "Payment Terms", "Termination")
+CONTRACT_PROSE = (
+    "The supplier delivers the goods named in the order to the address the buyer gives, within "
+    "the time agreed, and bears the risk of their loss until they are handed over. "
+)
+CONTRACT = (
+    '<html><body style="font-family:sans-serif;font-size:11pt;line-height:1.3;margin:1in">'
+    + "".join(
+        f'<h3 style="font-size:{size}pt;margin:1em 0 0.5em 0">{heading}</h3>'
+        f'<p style="margin:0">{CONTRACT_PROSE * 3}</p>'
+        for size, heading in zip((14, 13, 14), CONTRACT_HEADINGS, strict=True)
+    )
+    + '<p style="margin:1.5em 0 0 0"><b>Harbour Supplies Ltd</b></p>'
+    + '<p style="margin:1em 0 0 0">12 Quay Street, Portsmouth</p>'
+    + '<p style="margin:1em 0 0 0;font-size:13pt"><b>Orders are binding once confirmed.</b></p>'
+    + "</body></html>"
+)
+
+
+@pytest.mark.parametrize("path", ["text_layer", "rendered"])
+def test_a_word_processors_bold_headings_a_little_larger_than_the_body(path: str) -> None:
+    """Before (01cf100): no title on either path; each heading a text block of its own. On a render
+    a 13 pt heading of one word without descenders measured 11.1 against the body's 10.6 (Tesseract's
+    row height): the rule goes by the space round it, not by its size."""
+    if not shutil.which("chromium"):
+        pytest.skip("no chromium (apt-get install chromium)")
+    pdf = printed_by_chromium({"page": CONTRACT})["page"]
+    blocks = run(pdf if path == "text_layer" else first_page_png(pdf, 300)).pages[0].blocks
+    assert [b.text for b in blocks if b.type == "title"] == list(CONTRACT_HEADINGS), [
+        (b.type, b.text[:40]) for b in blocks
+    ]
+
+
+def _line(text: str, size: float, bold: bool) -> Line:
+    return Line(text, BBox(72, 100, 400, 100 + size), 1.0, (), size, bold=bold)
+
+
+@pytest.mark.parametrize(
+    ("text", "size", "bold", "heading"),
+    [
+        ("Payment Terms", 12.5, True, True),
+        ("Payment Terms", 12.5, False, False),  # not bold
+        ("Orders are binding once confirmed.", 12.5, True, False),  # a sentence
+        ("payment terms apply", 12.5, True, False),  # runs on in lower case
+    ],
+)
+def test_only_a_bold_heading_line_stands_as_a_heading(text: str, size: float, bold: bool, heading: bool) -> None:
+    prose = [_line(CONTRACT_PROSE, 11.0, False)]
+    assert stands_as_bold_heading([_line(text, size, bold)], None, prose, 11.0) == heading
+
+
+def test_a_bold_line_over_no_prose_is_no_heading() -> None:
+    """A flowchart's bold boxes stand over other boxes, not over prose."""
+    box = [_line("Metastatic Disease", 12.5, True)]
+    assert not stands_as_bold_heading(box, None, [_line("Consider Surgery", 12.5, True)], 11.0)
+    assert not stands_as_bold_heading(box, None, None, 11.0)
