@@ -192,3 +192,14 @@ def test_a_bold_line_over_no_prose_is_no_heading() -> None:
     box = [_line("Metastatic Disease", 12.5, True)]
     assert not stands_as_bold_heading(box, None, [_line("Consider Surgery", 12.5, True)], 11.0)
     assert not stands_as_bold_heading(box, None, None, 11.0)
+
+
+@pytest.mark.parametrize(("size", "heading"), [(13.5, True), (11.0, False)])
+def test_a_larger_bold_heading_needs_no_space_over_it(size: float, heading: bool) -> None:
+    """Chromium printed a 13.5 pt one 19 pt under the paragraph before and 20 pt over its own (dev
+    made-report-chromium-1 p. 4): a bold line of the body's size so spaced is no heading, a larger
+    one is. Before: neither was."""
+    before = Line("sections Entitled Dedications.", BBox(72, 300, 400, 311), 1.0, (), 11.0)
+    head = Line("Means a", BBox(72, 330, 150, 330 + size), 1.0, (), size, bold=True)
+    after = [Line(CONTRACT_PROSE, BBox(72, 350 + size, 500, 361 + size), 1.0, (), 11.0)]
+    assert stands_as_bold_heading([head], before, after, 11.0) == heading

@@ -59,6 +59,9 @@ BOLD_LEVEL = 3
 # A bold heading standing apart (``stands_as_bold_heading``) heads text of the body's size: the
 # paragraph under it is set this share of the body's size or larger (its row heights on a render).
 HEADED_TEXT_MIN_SIZE = 0.9
+# A bold heading this much larger than the body stands apart however it is spaced: word
+# processors' second and third levels are 12-14 pt bold over 11 pt text, under ``TITLE_RATIO``.
+BOLD_TITLE_LARGER = 1.1
 # A pitch this share of the text size wider than the region's usual one sets paragraphs apart.
 PARAGRAPH_SPACE = 0.4
 MIN_PITCHES = 3
@@ -266,7 +269,10 @@ def stands_as_bold_heading(
     guidelines: 10 pt over its paragraph, 16 pt under the one before), enough for ``paragraphs``
     to set it apart. A bold name over an address, a form's label over a box's few words, bold
     boxes of a flowchart stand over no prose, or over footnotes in smaller type (the NCCN
-    algorithms' last boxes over their notes, 8 and 10 pt against the body's 11)."""
+    algorithms' last boxes over their notes, 8 and 10 pt against the body's 11). One set
+    ``BOLD_TITLE_LARGER`` times the body's size or more needs no such space: word processors set
+    their lower levels so, and Chromium's print of one stood 20 pt over its text, 19 under the
+    paragraph before."""
     if not after or not paragraph or len(paragraph) > BOLD_TITLE_MAX_LINES:
         return False
     if not all(_bold_heading_line(ln, body) for ln in paragraph) or not _regular_prose(after):
@@ -275,8 +281,12 @@ def stands_as_bold_heading(
         return False
     if before is None:
         return True
+    if before.bold:
+        return False
+    if statistics.median(line_size(ln) for ln in paragraph) >= BOLD_TITLE_LARGER * body:
+        return True
     below = after[0].bbox.y0 - paragraph[-1].bbox.y1
-    return not before.bold and paragraph[0].bbox.y0 - before.bbox.y1 >= below
+    return paragraph[0].bbox.y0 - before.bbox.y1 >= below
 
 
 def _bold_heading_line(line: Line, body: float) -> bool:
