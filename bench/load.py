@@ -173,7 +173,12 @@ def small_image(text: str) -> bytes:
 
 
 class RequestFailed(Exception):
-    """A request that got no complete HTTP response: refused, reset, timed out or malformed."""
+    """A request that got no complete HTTP response: refused, reset, timed out or malformed;
+    ``unanswered`` when not one byte of a response came back."""
+
+    def __init__(self, message: str, unanswered: bool = False) -> None:
+        super().__init__(message)
+        self.unanswered = unanswered
 
 
 class Connection:
@@ -192,12 +197,27 @@ class Connection:
     async def request(
         self, method: str, path: str, body: bytes = b"", content_type: str | None = None
     ) -> tuple[int, bytes]:
-        """Status and body; the connection is opened on first use and again after a failure."""
+        """Status and body; the connection is opened on first use and again after a failure. A GET
+        on a kept-alive connection that gets not one byte back is sent once more on a new one, as
+        HTTP clients do: the server closes a connection left idle (uvicorn after 5 s), and a client
+        that followed its task by events on another came back to a closed one ("result:
+        IncompleteReadError: 0 bytes read", CI under load)."""
+        reused = self._writer is not None
+        try:
+            return await self._request(method, path, body, content_type)
+        except RequestFailed as failed:
+            if not (reused and method == "GET" and failed.unanswered):
+                raise
+        return await self._request(method, path, body, content_type)
+
+    async def _request(self, method: str, path: str, body: bytes, content_type: str | None) -> tuple[int, bytes]:
+        head_read = False
         try:
             async with asyncio.timeout(self.timeout):
                 reader, writer = await self._open()
                 writer.write(self._head(method, path, body, content_type) + body)
                 status, headers = await self._read_head(reader)
+                head_read = True
                 if headers.get("transfer-encoding") == "chunked":
                     data = b"".join([chunk async for chunk in self._chunks(reader)])
                 else:
@@ -207,7 +227,10 @@ class Connection:
                 return status, data
         except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError) as exc:
             self.close()
-            raise RequestFailed(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
+            unanswered = not head_read and (
+                isinstance(exc, ConnectionError) or (isinstance(exc, asyncio.IncompleteReadError) and not exc.partial)
+            )
+            raise RequestFailed(f"{method} {path}: {type(exc).__name__}: {exc}", unanswered) from exc
 
     async def stream_lines(self, path: str, until: float) -> AsyncIterator[str]:
         """GET an event stream and yield its lines; the connection closes when the caller stops."""
