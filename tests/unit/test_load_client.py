@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -31,34 +32,43 @@ def _load_bench() -> ModuleType:
 load = _load_bench()
 
 
-async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Answer each request with "ok", kept alive; close the connection once idle ``IDLE_CLOSE``."""
-    try:
-        while True:
-            async with asyncio.timeout(IDLE_CLOSE):
-                head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
-                (
-                    int(line.split(b":")[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length")
-                ),
-                0,
-            )
-            await reader.readexactly(length)
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-            await writer.drain()
-    except (TimeoutError, asyncio.IncompleteReadError):
-        writer.close()
+def _server(closed: asyncio.Event) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]:
+    """A handler that answers each request with "ok", kept alive, and closes the connection once
+    it sits idle ``IDLE_CLOSE``, then sets ``closed``."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                async with asyncio.timeout(IDLE_CLOSE):
+                    head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    (
+                        int(line.split(b":")[1])
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length")
+                    ),
+                    0,
+                )
+                await reader.readexactly(length)
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                await writer.drain()
+        except (TimeoutError, asyncio.IncompleteReadError):
+            writer.close()
+            await writer.wait_closed()
+            closed.set()
+
+    return serve
 
 
 async def _twice(method: str) -> tuple[int, bytes]:
-    server = await asyncio.start_server(_serve, "127.0.0.1", 0)
+    closed = asyncio.Event()
+    server = await asyncio.start_server(_server(closed), "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     conn = load.Connection("127.0.0.1", port, timeout=5)
     try:
         assert await conn.request(method, "/first") == (200, b"ok")
-        await asyncio.sleep(IDLE_CLOSE * 6)  # the server has closed the connection by now
+        async with asyncio.timeout(5):
+            await closed.wait()  # the server has closed the kept-alive connection
         return await conn.request(method, "/second")
     finally:
         conn.close()

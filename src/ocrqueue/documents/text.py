@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 _CJK_RANGES = (
     (0x3000, 0x303F),  # CJK punctuation
@@ -163,3 +164,16 @@ def join_lines(lines: list[str]) -> str:
         else:
             out = join_words([out, line]) if out else line
     return out
+
+
+def replaced_in_place(text: str, old: Sequence[str], new: Sequence[str]) -> str:
+    """``text`` (a line's) with each of ``old`` (its words, found in turn) replaced by ``new``'s at
+    the same place, its spacing kept; ``text`` as it was when one of ``old`` is not found in it."""
+    out, rest = "", text
+    for before, after in zip(old, new, strict=True):
+        at = rest.find(before)
+        if at < 0:
+            return text
+        out += rest[:at] + after
+        rest = rest[at + len(before) :]
+    return out + rest

@@ -23,6 +23,7 @@ from dataclasses import replace
 from ocrqueue.documents.engines.word_lists import model_words
 from ocrqueue.documents.geometry import BBox
 from ocrqueue.documents.model import Line, Word
+from ocrqueue.documents.text import replaced_in_place
 
 PERSIAN_MODEL = "fas"
 BEFORE = ("و", "با", "به", "که", "تا", "از", "در", "را")
@@ -80,13 +81,5 @@ def words_apart(line: Line, words: frozenset[str]) -> Line:
         out.append(replace(word, text=first, bbox=BBox(cut, box.y0, box.x1, box.y1), chars=()))
         out.append(replace(word, text=second, bbox=BBox(box.x0, box.y0, cut, box.y1), chars=()))
         texts.append(f"{first} {second}")
-    if len(out) == len(line.words):
-        return line
-    text, rest = "", line.text
-    for old, new in zip(line.words, texts, strict=True):
-        at = rest.find(old.text)
-        if at < 0:
-            return line
-        text += rest[:at] + new
-        rest = rest[at + len(old.text) :]
-    return replace(line, text=text + rest, words=tuple(out))
+    text = replaced_in_place(line.text, [w.text for w in line.words], texts)
+    return line if text == line.text else replace(line, text=text, words=tuple(out))

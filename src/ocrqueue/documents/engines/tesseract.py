@@ -39,7 +39,7 @@ from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.logical_line import logical_order
 from ocrqueue.documents.model import Line, Word
 from ocrqueue.documents.scripts import script_of, script_read_by
-from ocrqueue.documents.text import piece_gap, word_gap
+from ocrqueue.documents.text import piece_gap, replaced_in_place, word_gap
 
 TESSDATA_CANDIDATES = (
     "/usr/share/tesseract-ocr/5/tessdata",
@@ -595,14 +595,7 @@ def _armenian_and(text: str) -> str:
 def _in_place(line: Line, words: list[Word]) -> str:
     """``line``'s text with each of its words' text replaced by that of ``words`` in turn, its
     spacing kept (the line as it was when a word is not found in it)."""
-    out, rest = "", line.text
-    for old, new in zip(line.words, words, strict=True):
-        at = rest.find(old.text)
-        if at < 0:
-            return line.text
-        out += rest[:at] + new.text
-        rest = rest[at + len(old.text) :]
-    return out + rest
+    return replaced_in_place(line.text, [w.text for w in line.words], [w.text for w in words])
 
 
 def pieces_joined(line: Line) -> Line:
