@@ -69,7 +69,7 @@ def sampled(manifest: dict[str, Any], cache: Path) -> dict[str, Any]:
             "pages": pages,
         }
         out.append(doc)
-    splits = assign_splits((d["id"], d["family"]) for d in out)
+    splits = assign_splits((d["id"], d["family"], d.get("batch", 1)) for d in out)
     return {**manifest, "documents": [d | {"split": splits[d["id"]]} for d in out]}
 
 

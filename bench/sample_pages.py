@@ -32,7 +32,7 @@ def sampled(manifest: dict[str, Any], cache: Path) -> dict[str, Any]:
     documents: list[dict[str, Any]] = manifest["documents"]
     to_draw = [d for d in documents if "drawn" in d]
     fetch([RealPage(d["id"], d["package"], d["version"], d["file"], 1, "", d["lang"], False) for d in to_draw], cache)
-    splits = assign_splits(Document(d["id"], d["script"]) for d in documents)
+    splits = assign_splits(Document(d["id"], d["script"], d.get("batch", 1)) for d in documents)
     out: list[dict[str, Any]] = []
     for doc in documents:
         doc = {**doc, "split": splits[doc["id"]]}

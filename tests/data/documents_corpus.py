@@ -36,7 +36,7 @@ import pypdfium2.raw as raw
 from data.made_documents import make
 from data.realpages import DEFAULT_CACHE, RealPage, document_path
 from data.realpages import fetch as fetch_debian
-from data.sampling import broken_text_layer, draw_in_order, take_turns
+from data.sampling import batch_group, broken_text_layer, draw_in_order, take_turns
 
 MANIFEST = Path(__file__).resolve().parents[2] / "bench" / "accuracy" / "documents.json"
 SEED = 22
@@ -141,10 +141,11 @@ def draw_pages(doc_id: str, page_count: int, count: int, text_of: Callable[[int]
     return draw_in_order(doc_id, page_count, count, SEED, lambda page: text_of is None or usable(text_of(page)))
 
 
-def assign_splits(documents: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """(document id, producer family) -> split: per family, in an order shuffled by seed SEED, the
-    documents take turns test, dev, test, ... so both splits see most producers."""
-    return take_turns(documents, SEED)
+def assign_splits(documents: Iterable[tuple[str, str, int]]) -> dict[str, str]:
+    """(document id, producer family, batch) -> split: per family and batch (see
+    ``sampling.batch_group``), in an order shuffled by seed SEED, the documents take turns test,
+    dev, test, ... so both splits see most producers."""
+    return take_turns(((doc_id, batch_group(family, batch)) for doc_id, family, batch in documents), SEED)
 
 
 # --- fetching

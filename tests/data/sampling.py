@@ -98,12 +98,21 @@ def draw_in_order(doc_id: str, page_count: int, count: int, seed: int, keep: Cal
 class Document:
     id: str
     script: str
+    batch: int = 1
 
 
 def assign_splits(documents: Iterable[Document]) -> dict[str, str]:
-    """Document id -> split. Per script, the documents in a seeded order take turns: test, dev,
-    test, ... A script with one document has it in ``test`` only (nothing of it to tune on)."""
-    return take_turns(((doc.id, doc.script) for doc in documents), SEED)
+    """Document id -> split. Per script and batch, the documents in a seeded order take turns:
+    test, dev, test, ... A script with one document has it in ``test`` only (nothing of it to tune
+    on)."""
+    return take_turns(((doc.id, batch_group(doc.script, doc.batch)) for doc in documents), SEED)
+
+
+def batch_group(group: str, batch: int) -> str:
+    """The group a document takes turns in. Documents added to a corpus after its split was drawn
+    carry a ``batch`` above 1 and take turns among themselves, so a grown corpus moves no earlier
+    document between ``dev`` and ``test`` (a test page once reported stays unseen)."""
+    return group if batch == 1 else f"{group} (batch {batch})"
 
 
 def take_turns(documents: Iterable[tuple[str, str]], seed: int) -> dict[str, str]:

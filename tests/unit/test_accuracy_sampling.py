@@ -57,7 +57,9 @@ def test_documents_are_split_whole_with_both_splits_where_a_script_has_two() -> 
 
 def test_the_manifest_splits_every_document_by_the_rule() -> None:
     documents = json.loads(MANIFEST.read_text())["documents"]
-    assert {d["id"]: d["split"] for d in documents} == assign_splits(Document(d["id"], d["script"]) for d in documents)
+    assert {d["id"]: d["split"] for d in documents} == assign_splits(
+        Document(d["id"], d["script"], d.get("batch", 1)) for d in documents
+    )
     scripts: dict[str, set[str]] = {}
     for d in documents:
         scripts.setdefault(d["script"], set()).add(d["split"])

@@ -46,11 +46,20 @@ def test_draws_are_seeded_per_document_and_skip_pages_without_text() -> None:
 
 
 def test_documents_are_split_whole_and_each_family_reaches_both_splits() -> None:
-    docs = [(f"doc{i}", "word" if i < 4 else "tex") for i in range(10)]
+    docs = [(f"doc{i}", "word" if i < 4 else "tex", 1) for i in range(10)]
     splits = assign_splits(docs)
     assert splits == assign_splits(reversed(docs))
     for name in ("word", "tex"):
-        assert {splits[d] for d, f in docs if f == name} == set(SPLITS)
+        assert {splits[d] for d, f, _ in docs if f == name} == set(SPLITS)
+
+
+def test_a_second_batch_moves_no_earlier_document_and_reaches_both_splits() -> None:
+    first = [(f"doc{i}", "word", 1) for i in range(3)]
+    second = [(f"new{i}", "word", 2) for i in range(4)]
+    before = assign_splits(first)
+    after = assign_splits(first + second)
+    assert {d: after[d] for d, _, _ in first} == before
+    assert {after[d] for d, _, _ in second} == set(SPLITS)
 
 
 def test_the_manifest_keeps_its_promises() -> None:
@@ -76,6 +85,10 @@ def test_the_manifest_keeps_its_promises() -> None:
         assert kinds[kind] > 0, kind
     assert not any(d["family"] in UNTRUSTED_FAMILIES for d in truth)
     assert {d["split"] for d in documents} == set(SPLITS)  # type: ignore[union-attr]
+    assert {d["id"]: d["split"] for d in documents} == assign_splits(  # type: ignore[index, union-attr]
+        (d["id"], d["family"], d.get("batch", 1))
+        for d in documents  # type: ignore[index, union-attr]
+    )
     for source in manifest["sources"]:  # type: ignore[union-attr]
         if source["registry"] == "pypi":
             assert len(source["sha256"]) == 64 and source["version"]

@@ -108,7 +108,9 @@ def test_a_topics_text_is_what_a_help_viewer_shows(tmp_path: Path) -> None:
 
 def test_the_manifest_is_split_by_the_rule_with_every_script_in_both_splits() -> None:
     documents = json.loads(SCRIPTS_MANIFEST.read_text())["documents"]
-    assert {d["id"]: d["split"] for d in documents} == assign_splits(Document(d["id"], d["script"]) for d in documents)
+    assert {d["id"]: d["split"] for d in documents} == assign_splits(
+        Document(d["id"], d["script"], d.get("batch", 1)) for d in documents
+    )
     scripts: dict[str, set[str]] = {}
     for d in documents:
         scripts.setdefault(d["script"], set()).add(d["split"])
