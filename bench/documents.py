@@ -4,6 +4,7 @@
     .venv/bin/python bench/documents.py --split test --limit 40 --variants clean,scan
     .venv/bin/python bench/documents.py --kinds invoice,letter --families word,libreoffice --per-page
     .venv/bin/python bench/documents.py --split dev --variants clean,scan --structured --per-page
+    .venv/bin/python bench/documents.py --split dev --limit 24 --variants scan --scan-draw 1
 
 ``--structured`` keeps only the pages of tagged documents (the ones whose structure tree gives
 heading and paragraph-boundary truth): few of them fall in a ``--limit`` sample, so structure
@@ -12,7 +13,8 @@ measured there rests on a handful of headings.
 The documents and their drawn pages are in bench/accuracy/documents.json (bench/sample_documents.py
 fills it; tests/data/documents_corpus.py fetches or makes them into the accuracy cache). Each page
 is read as the PDF page (``text_layer``), as a clean 300-dpi render (``clean``) and as a simulated
-scan (``scan``), through open_document and process_page with the default options, as a worker does.
+scan (``scan``; ``--scan-draw N`` draws another scan of the page from the same distribution),
+through open_document and process_page with the default options, as a worker does.
 Pages whose document has no trustworthy text layer (scans, photos, OCR'd PDFs) are read as they
 are (with the ``text_layer`` variant only), for crashes and speed.
 
@@ -92,7 +94,14 @@ class Reading:
     tables: list[tuple[float, float]] = field(default_factory=list)
 
 
-def page_bytes(page: CorpusPage, variant: str, cache: Path) -> bytes:
+def scan_seed(page: CorpusPage, draw: int) -> str:
+    """The seed of a page's simulated scan: draw 0 is the corpus's own; other draws are further
+    scans from the same distribution (tilt, blur, paper, noise), to see how much a reading owes to
+    one scan's chance rather than to the page."""
+    return page.id if draw == 0 else f"{page.id}#{draw}"
+
+
+def page_bytes(page: CorpusPage, variant: str, cache: Path, scan_draw: int = 0) -> bytes:
     pdf = pdfium.PdfDocument(page.pdf_path(cache))
     try:
         if variant == "text_layer":
@@ -105,7 +114,7 @@ def page_bytes(page: CorpusPage, variant: str, cache: Path) -> bytes:
         image = pdf[page.page - 1].render(scale=RENDER_DPI / 72).to_pil().convert("RGB")
     finally:
         pdf.close()
-    return clean_png(image) if variant == "clean" else scan_jpeg(image, page.id)
+    return clean_png(image) if variant == "clean" else scan_jpeg(image, scan_seed(page, scan_draw))
 
 
 def _measure(
@@ -135,8 +144,10 @@ def _measure(
         r.tables = best_tables(tables, read_tables)
 
 
-def read(page: CorpusPage, variant: str, options: ProcessOptions, cache: Path, truth: dict[str, object]) -> Reading:
-    data = page_bytes(page, variant, cache)
+def read(
+    page: CorpusPage, variant: str, options: ProcessOptions, cache: Path, truth: dict[str, object], scan_draw: int = 0
+) -> Reading:
+    data = page_bytes(page, variant, cache, scan_draw)
     started = time.perf_counter()
     try:
         with open_document(data, Settings().document_limits()) as doc:
@@ -248,6 +259,9 @@ def main() -> None:
     parser.add_argument("--structured", action="store_true", help="only pages of tagged documents (structure truth)")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--per-page", action="store_true", help="also print one row per page and variant")
+    parser.add_argument(
+        "--scan-draw", type=int, default=0, help="read scans drawn with another seed (0: the corpus's own scan)"
+    )
     args = parser.parse_args()
 
     keep_page_buffers(Settings().page_buffer_keep_mb)
@@ -284,7 +298,7 @@ def main() -> None:
             truth = {"orders": truth_orders(page, args.cache), "structure": structure, "tables": tables}
         # Pages without truth are read only as they are (text_layer), for crashes and speed.
         for variant in variants if page.truth == "text_layer" else [v for v in variants if v == "text_layer"]:
-            r = read(page, variant, options, args.cache, truth)
+            r = read(page, variant, options, args.cache, truth, args.scan_draw)
             readings.append(r)
             if args.per_page:
                 print(
@@ -312,6 +326,7 @@ def main() -> None:
                 "commit": git_commit(),
                 "pages": len(pages),
                 "variants": variants,
+                "scan_draw": args.scan_draw,
                 "load_1min": round(os.getloadavg()[0], 2),
                 "families": families,
                 "kinds": kinds,
