@@ -1,3 +1,4 @@
+# ruff: noqa: RUF003 (Arabic letters are the point, not look-alikes of Latin ones)
 """Which pages of a document the real-page evaluation reads, and which split a document is in.
 
 Nobody picks the pages of a new document: ``draw_pages`` shuffles its page numbers with a seed
@@ -10,6 +11,7 @@ bench/sample_pages.py runs both over bench/accuracy/pages.json.
 from __future__ import annotations
 
 import random
+import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -24,6 +26,12 @@ SPLITS = ("test", "dev")
 # is the text a reader sees.
 MIN_LETTERS = 400
 MIN_SCRIPT_SHARE = 0.10
+# A font whose ToUnicode map names some of its glyphs with Latin letters (arabi's Arabic fonts)
+# gives words such as "الAWlsن" for "السلطان": a reader sees Arabic, the text layer does not, so
+# the page cannot be judged against it. A page of a script other than Latin where this share of
+# the words in its script hold a Latin letter between two of the script's is not drawn (a manual's
+# glued "فایلdviرا" or a Cyrillic word typed with a Latin "p" stay under 5 %).
+MAX_GARBLED_SHARE = 0.10
 
 # Unicode character-name prefixes per script (the names Tesseract's script models carry).
 _NAME_PREFIXES: dict[str, tuple[str, ...]] = {
@@ -67,10 +75,25 @@ def broken_text_layer(text: str) -> bool:
     return any(ch == "\ufffd" or "\ue000" <= ch <= "\uf8ff" for ch in text)
 
 
+def garbled_words(text: str, script: str) -> bool:
+    """Whether MAX_GARBLED_SHARE of the words in ``script`` hold Latin letters between two of its
+    letters (never for Latin or Vietnamese, whose words are Latin letters)."""
+    if script in ("Latin", "Vietnamese"):
+        return False
+    words = [word for word in re.findall(r"\w+", text) if any(in_script(ch, script) for ch in word)]
+    garbled = [word for word in words if _latin_inside(word, script)]
+    return bool(words) and len(garbled) >= MAX_GARBLED_SHARE * len(words)
+
+
+def _latin_inside(word: str, script: str) -> bool:
+    kinds = "".join("s" if in_script(ch, script) else "L" if in_script(ch, "Latin") else "-" for ch in word)
+    return re.search("sL+s", kinds) is not None
+
+
 def usable(text: str, script: str) -> bool:
-    """The rule for a page worth drawing (see MIN_LETTERS and MIN_SCRIPT_SHARE)."""
+    """The rule for a page worth drawing (see MIN_LETTERS, MIN_SCRIPT_SHARE and MAX_GARBLED_SHARE)."""
     letters = [ch for ch in text if ch.isalpha()]
-    if len(letters) < MIN_LETTERS or broken_text_layer(text):
+    if len(letters) < MIN_LETTERS or broken_text_layer(text) or garbled_words(text, script):
         return False
     return sum(in_script(ch, script) for ch in letters) >= MIN_SCRIPT_SHARE * len(letters)
 

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 (Arabic letters are the point, not look-alikes of Latin ones)
 """The seeded sampler of the real-page evaluation: which pages it draws and how it splits documents."""
 
 from __future__ import annotations
@@ -42,6 +43,17 @@ def test_a_page_must_hold_the_documents_script_and_a_sound_text_layer() -> None:
     assert not usable(RUSSIAN + "\ufffd", "Cyrillic")  # a glyph the font's ToUnicode map could not name
     assert usable("Đây là một bản tóm tắt cho thấy các lệnh biên dịch gói phần mềm. " * 10, "Vietnamese")
     assert not usable(ENGLISH, "Vietnamese")
+
+
+def test_a_text_layer_that_spells_the_script_with_latin_letters_is_not_drawn() -> None:
+    arabic = "قال السلطان إنك تبالغين يا ابنتي أكثر من اللازم حتى الأمومة لا تغريك في هذه القاعة. " * 8
+    garbled = "قال الAWlsن إنك تAbلغyن يA ابtnي أك”r من اللاEم حYt الأمwمT لا تغrيك في ه@ه الAqعT. " * 8
+    assert usable(arabic, "Arabic")
+    assert not usable(garbled, "Arabic")  # arabi's fonts name some Arabic glyphs with Latin letters
+    glued = "يک فایلdviرا با ابزارdvipdfاست به پی دی اف تبدیل کنید و سپس آن را چاپ کنید. " + arabic
+    assert usable(glued, "Arabic")  # Latin glued to Persian words now and then: a real manual's text
+    korean = "memoir는 geometry 패키지와는 다른 방식의 자체 판면 설정 명령을 가지고 있다. " * 12
+    assert usable(korean, "Hangul")
 
 
 def test_documents_are_split_whole_with_both_splits_where_a_script_has_two() -> None:
