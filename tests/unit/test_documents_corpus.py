@@ -3,7 +3,7 @@ document, and the manifest's promises (pages, documents, producers, kinds, pinne
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 
 from data.documents_corpus import (
     MIN_LETTERS,
@@ -92,3 +92,22 @@ def test_the_manifest_keeps_its_promises() -> None:
     for source in manifest["sources"]:  # type: ignore[union-attr]
         if source["registry"] == "pypi":
             assert len(source["sha256"]) == 64 and source["version"]
+
+
+def test_every_family_with_two_documents_in_a_batch_reaches_dev() -> None:
+    """Batch 2 gave the families that had one document, all in ``test``, something to tune on.
+    Excel has two documents, but one a batch, and a batch's first turn is ``test``: it stays
+    test-only."""
+    documents = load_manifest()["documents"]
+    by_group: defaultdict[tuple[str, int], set[str]] = defaultdict(set)
+    count: Counter[tuple[str, int]] = Counter()
+    for d in documents:  # type: ignore[union-attr]
+        group = (d["family"], d.get("batch", 1))  # type: ignore[index, union-attr]
+        by_group[group].add(d["split"])  # type: ignore[index]
+        count[group] += 1
+    for group, splits in by_group.items():
+        assert count[group] < 2 or "dev" in splits, group
+    dev = {d["family"] for d in documents if d["split"] == "dev"}  # type: ignore[index, union-attr]
+    assert {"word", "itext", "distiller", "quartz", "indesign"} <= dev
+    dev_truth = {d["family"] for d in documents if d["split"] == "dev" and d["truth"] == "text_layer"}  # type: ignore[index, union-attr]
+    assert {"word", "distiller", "quartz"} <= dev_truth
