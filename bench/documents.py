@@ -57,7 +57,7 @@ from data.documents_corpus import (  # noqa: E402
     table_truth,
     truth_orders,
 )
-from data.metrics import bag_of_words_f1, full_text, text_cer, text_cer_nearest  # noqa: E402
+from data.metrics import bag_of_words_f1, full_text, paragraph_flow, text_cer, text_cer_nearest  # noqa: E402
 from data.realpages import DEFAULT_CACHE, RENDER_DPI, clean_png, scan_jpeg  # noqa: E402
 from data.structure_metrics import (  # noqa: E402
     Counts,
@@ -74,7 +74,6 @@ from ocrqueue.settings import Settings  # noqa: E402
 VARIANTS = ("text_layer", "clean", "scan")
 # Blocks of the page's flow: a running head or footer is a block of its own, as the truth's /P is
 # where the tags give one (and a boundary at a word the tags leave out is not judged).
-_TEXT_BLOCKS = ("title", "text", "list", "caption", "code", "header", "footer")
 
 
 @dataclass
@@ -130,14 +129,7 @@ def _measure(
         read_headings = [b.text for b in result.blocks if b.type == "title"]
         r.headings = heading_counts(true_headings, read_headings)
         flow = [b.text for b in structure if b.kind != "table"]
-        # A list block holds its items one a line; each is a block, as each /LI of the truth is.
-        read_flow = [
-            part
-            for b in result.blocks
-            if b.type in _TEXT_BLOCKS
-            for part in (b.text.split("\n") if b.type == "list" else [b.text])
-        ]
-        r.boundaries = boundary_counts(flow, read_flow)
+        r.boundaries = boundary_counts(flow, paragraph_flow(result.blocks))
         r.order = order_score([b.text for b in structure], text)
     if tables:
         read_tables = [b.table.grid() for b in result.blocks if b.table is not None]

@@ -7,7 +7,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
-from ocrqueue.documents.model import Line, PageResult, line_text
+from ocrqueue.documents.model import Block, Line, PageResult, line_text
+from ocrqueue.documents.text import join_lines
 
 
 def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
@@ -164,3 +165,22 @@ def full_text(page: PageResult) -> str:
         elif block.text:
             parts.append(block.text)
     return "\n".join(parts)
+
+
+# Blocks of a page's flow, whose boundaries are scored against the tagged structure.
+TEXT_BLOCKS = ("title", "text", "list", "caption", "code", "header", "footer")
+
+
+def paragraph_flow(blocks: Sequence[Block]) -> list[str]:
+    """The paragraphs a reader sees, in order: a list block's items one each (the truth has one
+    per /LI); a block that ``continues`` the one before it (in the next column) joined to it, as
+    Markdown shows it."""
+    flow: list[str] = []
+    for block in blocks:
+        if block.type not in TEXT_BLOCKS:
+            continue
+        if block.continues and flow:
+            flow[-1] = join_lines([flow[-1], block.text])
+        else:
+            flow.extend(block.text.split("\n") if block.type == "list" else [block.text])
+    return flow

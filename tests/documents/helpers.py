@@ -10,6 +10,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pytest
 from data.made_documents import make
+from data.metrics import paragraph_flow
 from data.structure_metrics import Counts, boundary_counts
 from data.structure_truth import page_structure
 from PIL import Image
@@ -56,9 +57,6 @@ def unmeasured(result: DocumentResult) -> dict[str, Any]:
 A4_AT_300_DPI = (2480, 3508, 236)
 TYPE_11PT_AT_300_DPI = 46
 
-# Blocks of a page's flow, as bench/documents.py scores paragraph boundaries.
-TEXT_BLOCKS = ("title", "text", "list", "caption", "code", "header", "footer")
-
 
 def png_bytes(image: Image.Image, dpi: int) -> bytes:
     """``image`` as a PNG that says its resolution, as a scanner's would."""
@@ -98,4 +96,4 @@ def read_rendered(path: Path, page: int) -> tuple[Counts, list[str]]:
     image = pdfium.PdfDocument(path)[page - 1].render(scale=200 / 72, grayscale=True).to_pil()
     blocks = run(png_bytes(image, 200)).pages[0].blocks
     truth = [b.text for b in page_structure(path, page) if b.kind != "table"]
-    return boundary_counts(truth, [b.text for b in blocks if b.type in TEXT_BLOCKS]), [b.type for b in blocks]
+    return boundary_counts(truth, paragraph_flow(blocks)), [b.type for b in blocks]

@@ -198,6 +198,7 @@ class Block:
     latex: str | None = None
     image: str | None = None
     level: int | None = None
+    continues: bool = False  # the part of a paragraph begun by the block before, in the next column
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -215,6 +216,8 @@ class Block:
             d["image"] = self.image
         if self.level is not None:
             d["level"] = self.level
+        if self.continues:
+            d["continues"] = True
         _mark_direction(d, self.text)
         return d
 
@@ -232,6 +235,7 @@ class Block:
             latex=d.get("latex"),
             image=d.get("image"),
             level=d.get("level"),
+            continues=bool(d.get("continues", False)),
         )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from ocrqueue.documents.bidi import has_rtl, logical_is_rtl
 from ocrqueue.documents.model import Block, PageResult, Table
 from ocrqueue.documents.output.languages import first_tag
+from ocrqueue.documents.output.paragraphs import joined_paragraphs
 
 _STYLE = (
     "body{font-family:sans-serif;max-width:50em;margin:auto;padding:1em;line-height:1.5}"
@@ -78,7 +79,8 @@ def block_html(block: Block, figure_base: str) -> str:
 def page_html(page: PageResult, figure_base: str = "") -> str:
     tag = first_tag(page.languages)
     lang = f' lang="{escape(tag)}"' if tag else ""
-    parts = [block_html(b, figure_base) for b in page.blocks if b.type not in ("header", "footer") and _shown(b)]
+    blocks = joined_paragraphs(page.blocks)
+    parts = [block_html(b, figure_base) for b in blocks if b.type not in ("header", "footer") and _shown(b)]
     body = "\n".join(parts)
     return f'<section class="page" id="page-{page.index + 1}"{lang}>\n{body}\n</section>\n'
 

@@ -12,6 +12,7 @@ import re
 import unicodedata
 
 from ocrqueue.documents.model import Block, PageResult, Table
+from ocrqueue.documents.output.paragraphs import joined_paragraphs
 
 # Line starts that would open a block; group 1 is the character that gets the backslash.
 _BLOCK_STARTS = (
@@ -202,9 +203,9 @@ def _list_item(item: str) -> str:
 
 def page_markdown_parts(page: PageResult, include_headers: bool = False) -> list[str]:
     """A page's blocks as Markdown paragraphs (joined by blank lines); running headers and footers
-    only when asked for."""
+    only when asked for; a paragraph's parts in two columns one paragraph (``joined_paragraphs``)."""
     parts: list[str] = []
-    for block in page.blocks:
+    for block in joined_paragraphs(page.blocks):
         if block.type in ("header", "footer") and not include_headers:
             continue
         text = block_markdown(block)

@@ -1,12 +1,14 @@
 """A document result as plain text, page by page: the blocks' text in reading order, a blank line
-between blocks and a form feed between pages (as pdftotext writes them), tables as tab-separated
-rows. Running headers and footers are left out, as in the Markdown."""
+between blocks (a paragraph's parts in two columns are one) and a form feed between pages (as
+pdftotext writes them), tables as tab-separated rows. Running headers and footers are left out,
+as in the Markdown."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
 from ocrqueue.documents.model import Block, PageResult
+from ocrqueue.documents.output.paragraphs import joined_paragraphs
 
 PAGE_BREAK = "\f"
 
@@ -20,7 +22,7 @@ def block_text(block: Block) -> str:
 
 
 def page_text(page: PageResult) -> str:
-    parts = (block_text(b) for b in page.blocks if b.type not in ("header", "footer"))
+    parts = (block_text(b) for b in joined_paragraphs(page.blocks) if b.type not in ("header", "footer"))
     return "\n\n".join(part for part in parts if part.strip())
 
 
