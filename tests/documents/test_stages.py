@@ -32,14 +32,14 @@ OCR_STAGES = [
     "ocr.recheck_accents",
     "ocr.recheck_script",
     "ocr.line_scripts",
-    "layout.continuations",
+    "finish.continuations",
 ]
 
 
 @pytest.mark.parametrize(
     ("name", "mode", "stages"),
     [
-        ("chinese_pdf", "auto", ["textlayer.judge", "textlayer.read", "layout.continuations"]),
+        ("chinese_pdf", "auto", ["textlayer.judge", "textlayer.read", "finish.continuations"]),
         ("english", "auto", ["textlayer.judge", *OCR_STAGES]),
         ("english", "ocr", OCR_STAGES),
         ("english", "text", ["textlayer.judge"]),

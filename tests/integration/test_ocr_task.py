@@ -99,7 +99,7 @@ def _stage_sample(name: str, stage: str) -> float:
 def test_each_page_records_its_stage_times_and_the_worker_observes_them_per_stage(
     store: Store, storage: LocalStorage, worker: Worker
 ) -> None:
-    stages = ("textlayer.judge", "textlayer.read", "layout.continuations")
+    stages = ("textlayer.judge", "textlayer.read", "finish.continuations")
     counts = {stage: _stage_sample("count", stage) for stage in stages}
     sums = {stage: _stage_sample("sum", stage) for stage in stages}
     task_id = submit(store, storage, born_digital_pdf(pages=2))

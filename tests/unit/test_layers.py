@@ -44,6 +44,7 @@ def test_a_forbidden_import_in_any_layer_breaks_its_contract(tmp_path: Path) -> 
         "documents/layout/rows.py": "from ocrqueue.documents.input import pdf",
         "documents/engines/cpus.py": "from ocrqueue.documents.output import writer",
         "documents/textlayer/judge.py": "from ocrqueue.documents.ocr import detect",
+        "documents/finish/page.py": "from ocrqueue.documents.textlayer import judge",
         "client/retries.py": "from ocrqueue.settings import Settings",
         "documents/engines/base.py": "from ocrqueue.documents.engines.tesseract import TesseractEngine",
         "documents/vlm/prompts.py": "from ocrqueue.documents.engines.base import Task",

@@ -8,8 +8,8 @@ into the list here.
 
 from __future__ import annotations
 
+from ocrqueue.documents.finish import page as finish
 from ocrqueue.documents.input.pages import PageInput
-from ocrqueue.documents.layout.continued import continuations
 from ocrqueue.documents.model import PageResult
 from ocrqueue.documents.ocr import page as ocr
 from ocrqueue.documents.options import ProcessOptions
@@ -18,7 +18,7 @@ from ocrqueue.documents.stages import PageContext, PagePath, Stage, run_stages
 from ocrqueue.documents.textlayer import page as textlayer
 
 JUDGE: tuple[Stage, ...] = (textlayer.judge,)
-TEXT_LAYER_PATH: tuple[Stage, ...] = (textlayer.read, continuations)
+TEXT_LAYER_PATH: tuple[Stage, ...] = (textlayer.read, finish.continuations)
 OCR_PATH: tuple[Stage, ...] = (
     ocr.render,
     ocr.detect,
@@ -29,7 +29,7 @@ OCR_PATH: tuple[Stage, ...] = (
     ocr.recheck_accents,
     ocr.recheck_script,
     ocr.line_scripts,
-    continuations,
+    finish.continuations,
 )
 PATHS: dict[PagePath, tuple[Stage, ...]] = {"text_layer": TEXT_LAYER_PATH, "ocr": OCR_PATH, "nothing": ()}
 

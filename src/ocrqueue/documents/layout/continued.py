@@ -15,7 +15,6 @@ from dataclasses import replace
 
 from ocrqueue.documents.layout.blocks import line_size
 from ocrqueue.documents.model import Block, Line
-from ocrqueue.documents.stages import PageContext, stage
 
 # A line ending a sentence (or a clause a heading or a list would follow) ends its paragraph.
 SENTENCE_END = re.compile(r"[.!?:;\u2026\u3002\uff01\uff1f][\"'\u201d\u2019\u00bb)\]]*$")
@@ -58,9 +57,3 @@ def marked_continuations(blocks: Sequence[Block]) -> tuple[Block, ...]:
         if runs_on(out[k - 1], out[k]):
             out[k] = replace(out[k], continues=True)
     return tuple(out)
-
-
-@stage("layout.continuations")
-def continuations(context: PageContext) -> None:
-    """Reads blocks (either path); adds ``continues`` to a paragraph's part in the next column."""
-    context.blocks = marked_continuations(context.blocks)
