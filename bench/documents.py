@@ -5,6 +5,7 @@
     .venv/bin/python bench/documents.py --kinds invoice,letter --families word,libreoffice --per-page
     .venv/bin/python bench/documents.py --split dev --variants clean,scan --structured --per-page
     .venv/bin/python bench/documents.py --split dev --limit 24 --variants scan --scan-draw 1
+    .venv/bin/python bench/documents.py --split test --limit 24 --batches 1   # the sample of earlier reports
 
 ``--structured`` keeps only the pages of tagged documents (the ones whose structure tree gives
 heading and paragraph-boundary truth): few of them fall in a ``--limit`` sample, so structure
@@ -248,6 +249,7 @@ def main() -> None:
     parser.add_argument("--kinds", help="only these page kinds (comma-separated: report, invoice, slides, ...)")
     parser.add_argument("--families", help="only these producer families (comma-separated: word, tex, ...)")
     parser.add_argument("--only", default="", help="comma-separated substrings of page ids")
+    parser.add_argument("--batches", help="only documents of these batches (comma-separated: 1 is the first corpus)")
     parser.add_argument("--structured", action="store_true", help="only pages of tagged documents (structure truth)")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--per-page", action="store_true", help="also print one row per page and variant")
@@ -269,6 +271,9 @@ def main() -> None:
         and (not wanted or any(w in p.id for w in wanted))
     ]
     docs = {d["id"]: d for d in manifest["documents"]}  # type: ignore[attr-defined]
+    if args.batches:
+        wanted_batches = {int(b) for b in args.batches.split(",")}
+        pages = [p for p in pages if int(docs[p.doc].get("batch", 1)) in wanted_batches]
     if args.structured:
         pages = [p for p in pages if p.truth == "text_layer" and docs[p.doc].get("tagged")]
     variants = [v for v in args.variants.split(",") if v]
