@@ -4,28 +4,14 @@ another seed, so a reading's luck with one scan can be told from the page's diff
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 from data.documents_corpus import CorpusPage
 from data.realpages import scan_jpeg
 from PIL import Image
-
-
-def _load_bench() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "documents.py"
-    spec = importlib.util.spec_from_file_location("bench_documents", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_documents"] = module
-    spec.loader.exec_module(module)
-    return module
+from support.bench_scripts import load_bench_script
 
 
 def test_draw_zero_is_the_corpus_scan_and_other_draws_differ() -> None:
-    bench = _load_bench()
+    bench = load_bench_script("documents")
     page = CorpusPage("report-a", 3, "report", "eng", "word", "text_layer", "dev", "x.pdf")
     assert bench.scan_seed(page, 0) == page.id
     seeds = {bench.scan_seed(page, draw) for draw in range(4)}

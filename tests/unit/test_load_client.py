@@ -8,28 +8,15 @@ reused connection is sent again on a new one; a POST is not (it may have been do
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 from collections.abc import Awaitable, Callable
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+from support.bench_scripts import load_bench_script
 
 IDLE_CLOSE = 0.05  # seconds the server keeps an idle connection
 
 
-def _load_bench() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "load.py"
-    spec = importlib.util.spec_from_file_location("bench_load", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_load"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-load = _load_bench()
+load = load_bench_script("load")
 
 
 def _server(closed: asyncio.Event) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]:
