@@ -8,8 +8,9 @@ Every PDF (``.pdf`` or ``.pdf.gz``) in the packages of ``SOURCES`` is a candidat
 ``SCRIPTS`` when at least ``MIN_PAGES`` of its pages pass ``sampling.usable`` for that script and
 no earlier batch of the manifest holds it. Candidates are taken in order of usable pages (most
 first, then by path); one sharing ``MAX_SHARED`` or more of its word 4-grams that hold a letter of
-the script with a manifest document or a candidate taken before it is left out (a translation, a
-variant or a cut-down copy of the same document would put nearly the same page in both splits).
+the script with a manifest document from the listed packages or a candidate taken before it is
+left out (a translation, a variant or a cut-down copy of the same document would put nearly the
+same page in both splits).
 Per script a shuffle seeded by ``sampling.SEED`` and the script's name takes ``COUNT`` of the rest
 (all when fewer are left).
 The drawn documents are printed as manifest entries (``"drawn": 4``, ``"batch": BATCH``) with the

@@ -73,8 +73,6 @@ from ocrqueue.documents import PageResult, ProcessOptions, keep_page_buffers, op
 from ocrqueue.settings import Settings  # noqa: E402
 
 VARIANTS = ("text_layer", "clean", "scan")
-# Blocks of the page's flow: a running head or footer is a block of its own, as the truth's /P is
-# where the tags give one (and a boundary at a word the tags leave out is not judged).
 
 
 @dataclass

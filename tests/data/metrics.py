@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ocrqueue.documents.model import Block, Line, PageResult, line_text
-from ocrqueue.documents.text import join_lines
+from ocrqueue.documents.output.paragraphs import joined_paragraphs
 
 
 def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
@@ -167,20 +167,19 @@ def full_text(page: PageResult) -> str:
     return "\n".join(parts)
 
 
-# Blocks of a page's flow, whose boundaries are scored against the tagged structure.
+# Blocks of a page's flow, whose boundaries are scored against the tagged structure: a running head
+# or footer is a block of its own, as the truth's /P is where the tags give one (and a boundary at a
+# word the tags leave out is not judged).
 TEXT_BLOCKS = ("title", "text", "list", "caption", "code", "header", "footer")
 
 
 def paragraph_flow(blocks: Sequence[Block]) -> list[str]:
-    """The paragraphs a reader sees, in order: a list block's items one each (the truth has one
-    per /LI); a block that ``continues`` the one before it (in the next column) joined to it, as
-    Markdown shows it."""
-    flow: list[str] = []
-    for block in blocks:
-        if block.type not in TEXT_BLOCKS:
-            continue
-        if block.continues and flow:
-            flow[-1] = join_lines([flow[-1], block.text])
-        else:
-            flow.extend(block.text.split("\n") if block.type == "list" else [block.text])
-    return flow
+    """The paragraphs a reader sees, in order: a paragraph's parts in two columns joined as the
+    writers join them (``joined_paragraphs``); a list block's items one each (the truth has one
+    per /LI)."""
+    return [
+        part
+        for block in joined_paragraphs(blocks)
+        if block.type in TEXT_BLOCKS
+        for part in (block.text.split("\n") if block.type == "list" else [block.text])
+    ]

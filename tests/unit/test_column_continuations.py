@@ -48,8 +48,26 @@ def test_a_paragraph_across_the_column_break_continues() -> None:
         (FOOT, _block(["new pier, which the town had asked"], LEFT, 740)),
         (FOOT, replace(HEAD, type="title")),
         (FOOT, replace(HEAD, lines=tuple(replace(ln, font_size=14.0) for ln in HEAD.lines))),
+        (replace(FOOT, type="caption"), HEAD),
+        (_block(["the plans for"], LEFT, 700, last_width=60), HEAD),
+        (FOOT, _block(["Комитет собрался во вторник", "чтобы обсудить планы."], RIGHT, 60)),
+        (
+            _block(["委员会于周二开会审议了新码头", "的计划和冬季风暴之后的修"], LEFT, 700),
+            _block(["复工作安排。"], RIGHT, 60),
+        ),
     ],
-    ids=["sentence-ends", "short-last-line", "capital-start", "same-column-below", "title", "other-size"],
+    ids=[
+        "sentence-ends",
+        "short-last-line",
+        "capital-start",
+        "same-column-below",
+        "title",
+        "other-size",
+        "caption-before",
+        "one-short-line",
+        "capital-cyrillic",
+        "caseless-han",
+    ],
 )
 def test_a_paragraph_that_ends_or_a_block_that_does_not_run_on_is_left_alone(before: Block, after: Block) -> None:
     assert not runs_on(before, after)
@@ -65,3 +83,10 @@ def test_markdown_html_and_text_join_the_parts_and_mend_a_word_broken_at_the_bre
     assert page_html(page).count("<p>") == 1
     assert head.to_dict()["continues"] is True and "continues" not in foot.to_dict()
     assert Block.from_dict(head.to_dict()).continues
+
+
+def test_a_continuing_block_after_anything_but_text_stays_a_paragraph_of_its_own() -> None:
+    figure = replace(FOOT, type="figure", text="", lines=())
+    head = replace(HEAD, continues=True)
+    page = PageResult(0, 595.0, 842.0, "test", (FOOT, figure, head))
+    assert page_markdown_parts(page) == [FOOT.text, HEAD.text]

@@ -5,7 +5,8 @@ A stage is a function of the context, named ``<folder>.<step>`` (``ocr.render``,
 adds. ``run_stages`` runs a list of them in order and records each one's wall time, which the
 page's JSON carries as ``timings`` (docs/documents.md, "The stages of a page"). A stage says what
 went wrong or was done unasked with ``context.warn``: the page's warnings are the context's.
-pipeline.py holds the lists; the stages live with their folder (textlayer/page.py, ocr/page.py).
+pipeline.py holds the lists; the stages live with their folder (textlayer/page.py, ocr/page.py,
+finish/page.py for those both paths end with).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class PageContext:
     engine: OcrEngine | None = None  # ocr.choose_engine
     languages: tuple[str, ...] = ()  # ocr.choose_engine, textlayer.read
     source: str = "text_layer"  # ocr.read: the engine's name
-    blocks: tuple[Block, ...] = ()  # ocr.read, textlayer.read
+    blocks: tuple[Block, ...] = ()  # ocr.read, textlayer.read; finish.continuations marks them
     # ocr.read: the layout found beside the first reading, with the straightened page and rules it is of
     layout: tuple[Straightened, Rules | None, Future[PageLayout]] | None = None
     images: dict[str, bytes] = field(default_factory=dict)  # figure crops, with the blocks

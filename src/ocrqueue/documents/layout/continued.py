@@ -3,7 +3,7 @@
 Each column is its own region, so such a paragraph comes out as two blocks: a newspaper's or a
 two-column paper's page had a paragraph boundary at every column break that the page never
 printed. The second block is kept (its box stays in its column) and marked ``continues``;
-Markdown joins it to the first.
+Markdown, HTML and plain text join it to the first (output/paragraphs.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from ocrqueue.documents.model import Block, Line
 
 # A line ending a sentence (or a clause a heading or a list would follow) ends its paragraph.
 SENTENCE_END = re.compile(r"[.!?:;\u2026\u3002\uff01\uff1f][\"'\u201d\u2019\u00bb)\]]*$")
-# The last line of a paragraph that runs on fills its column: at least this share of its widest line.
+# The last line of a paragraph that runs on fills its column: at least this share of the widest line
+# of the two parts (columns of one page are one width; a part of one line has no other to say so).
 RUN_ON_MIN_WIDTH = 0.85
 # Both parts are set in one size: their median line sizes differ by at most this share.
 SAME_SIZE = 0.1
@@ -41,7 +42,7 @@ def runs_on(before: Block, after: Block) -> bool:
     last = before.lines[-1]
     if SENTENCE_END.search(last.text.rstrip()):
         return False
-    if last.bbox.width < RUN_ON_MIN_WIDTH * max(ln.bbox.width for ln in before.lines):
+    if last.bbox.width < RUN_ON_MIN_WIDTH * max(ln.bbox.width for ln in before.lines + after.lines):
         return False
     return after.lines[0].text.lstrip()[:1].islower()
 

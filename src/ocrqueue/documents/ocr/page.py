@@ -243,8 +243,9 @@ def _poor_lines_reread(context: PageContext, poor_lines: PoorLines) -> bool:
     (``poor_lines.script``): read again for that script and Latin; kept (True) when that reading
     holds it and its words were read with more confidence."""
     script = poor_lines.script
-    confidence = mean_word_confidence(context.blocks)
-    return script is not None and _reread(context, (script, "Latin"), _surer(script, confidence))
+    if script is None:
+        return False
+    return _reread(context, (script, "Latin"), _surer(script, mean_word_confidence(context.blocks)))
 
 
 def _second_look(context: PageContext) -> None:
