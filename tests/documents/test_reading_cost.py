@@ -38,7 +38,6 @@ from .helpers import run
 from .test_first_look import turned_page
 from .test_right_to_left import MIXED, _rendered
 from .test_scripts_read import page_png
-from .test_unseen_scripts import ARMENIAN
 
 
 class NotingTesseract:
@@ -403,24 +402,3 @@ def test_lines_of_web_addresses_read_unsurely_are_not_probed_for_other_scripts(v
     assert tesseract.calls == [("recognize", "eng")] * 2
     assert page.languages == ("eng",)
     assert "ctan.org/pkg/babel" in "".join(line.text for block in page.blocks for line in block.lines).replace(" ", "")
-
-
-def test_a_page_whose_poor_lines_osd_names_latin_is_not_asked_whether_it_is_chinese() -> None:
-    """An Armenian page (40-pixel type) is Latin to the first look and read poorly as such; OSD on
-    its poor lines stacked (asked first, for another script with a model) names them Latin surely
-    (``NOT_HAN_SURE``: 35 here), so those lines are not read with the Chinese model (twelve lines of
-    a dev Armenian scan: 1.1-1.5 s of one core, for no Han), and the unseen scripts' probe still
-    finds Armenian."""
-    tesseract = NotingTesseract(TesseractEngine())
-    with registered_engine("tesseract", lambda: tesseract):
-        page = run(_large_armenian_png(), layout_model=False).pages[0]
-    assert ("orientation",) in tesseract.calls
-    assert not [call for call in tesseract.calls if "chi_sim" in call]
-    assert page.languages[0] == "Armenian"
-
-
-def _large_armenian_png() -> bytes:
-    """Armenian in 40-pixel type: OSD names its poor lines, read with ``eng``, Latin surely (35)."""
-    buffer = io.BytesIO()
-    script_page(ARMENIAN, "Armenian", 40).save(buffer, format="PNG", dpi=(DPI, DPI))
-    return buffer.getvalue()

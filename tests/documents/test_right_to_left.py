@@ -508,8 +508,8 @@ def test_a_few_persian_lines_among_many_poorly_read_code_lines_are_found() -> No
     detector = first_look_engine(ProcessOptions())
     assert detector is not None
     spread = _probe_groups(_poor(_lines(blocks)))[0]
-    assert _script_of_lines(image, scale, spread, detector).script is None, "the spread sample alone finds Arabic now"
-    assert script_of_poor_lines(image, scale, blocks, ProcessOptions(), ("Latin",)).script == "Arabic"
+    assert _script_of_lines(image, scale, spread, detector) is None, "the spread sample alone finds Arabic now"
+    assert script_of_poor_lines(image, scale, blocks, ProcessOptions(), ("Latin",)) == "Arabic"
 
 
 ARABIC_SCAN = RtlPage(

@@ -49,7 +49,6 @@ from ocrqueue.documents.ocr.line_scripts import reread_foreign_lines
 from ocrqueue.documents.ocr.script_recheck import (
     HAN,
     POOR_READING,
-    PoorLines,
     holds_han,
     holds_script,
     low_confidence,
@@ -177,8 +176,7 @@ def recheck_script(context: PageContext) -> None:
     options, unseen_warned = context.options, None
     read_alone: AloneReadings = {}
     if not missing_models(options, needed(context.engine, "engine").name, context.scripts):
-        poor_lines = _poor_lines(context)
-        if not _poor_lines_reread(context, poor_lines) and not _han_reread(context, poor_lines.not_han):
+        if not _poor_lines_reread(context) and not _han_reread(context):
             unseen = unseen_script(
                 straight.image, raster.scale, context.blocks, options, context.scripts, context.languages, read_alone
             )
@@ -223,29 +221,22 @@ def line_scripts(context: PageContext) -> None:
         context.scripts = scripts_in(_text(blocks)) or context.scripts
 
 
-def _han_reread(context: PageContext, not_han: bool) -> bool:
-    """A page read as Latin that holds Chinese or Japanese (script_recheck.holds_han; not asked when
-    ``not_han``: OSD named its poor lines surely another script): read again as Chinese, kept
-    (True) when that reading holds either."""
+def _han_reread(context: PageContext) -> bool:
+    """A page read as Latin that holds Chinese or Japanese (script_recheck.holds_han): read again
+    as Chinese, kept (True) when that reading holds either."""
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
-    han = holds_han(straight.image, raster.scale, list(context.blocks), context.options, context.scripts, not_han)
+    han = holds_han(straight.image, raster.scale, list(context.blocks), context.options, context.scripts)
     return han and _reread(context, HAN, lambda found, _: holds_script("Han", found))
 
 
-def _poor_lines(context: PageContext) -> PoorLines:
-    """What OSD makes of the poorly read lines of a page read as Latin (script_recheck.script_of_poor_lines)."""
+def _poor_lines_reread(context: PageContext) -> bool:
+    """A page read as Latin whose poorly read lines OSD takes for another script with a model:
+    read again for that script and Latin; kept (True) when that reading holds it and its words
+    were read with more confidence (script_recheck.script_of_poor_lines)."""
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
-    return script_of_poor_lines(straight.image, raster.scale, list(context.blocks), context.options, context.scripts)
-
-
-def _poor_lines_reread(context: PageContext, poor_lines: PoorLines) -> bool:
-    """A page read as Latin whose poorly read lines OSD takes for another script with a model
-    (``poor_lines.script``): read again for that script and Latin; kept (True) when that reading
-    holds it and its words were read with more confidence."""
-    script = poor_lines.script
-    if script is None:
-        return False
-    return _reread(context, (script, "Latin"), _surer(script, mean_word_confidence(context.blocks)))
+    blocks = list(context.blocks)
+    script = script_of_poor_lines(straight.image, raster.scale, blocks, context.options, context.scripts)
+    return script is not None and _reread(context, (script, "Latin"), _surer(script, mean_word_confidence(blocks)))
 
 
 def _second_look(context: PageContext) -> None:

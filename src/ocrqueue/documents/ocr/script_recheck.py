@@ -30,7 +30,6 @@ an engine that is asked for no languages (a vision model reads what it sees) nee
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from PIL import Image
 
@@ -43,6 +42,7 @@ from ocrqueue.documents.ocr.engine_choice import choose, first_look_engine, lang
 from ocrqueue.documents.options import AUTO, ProcessOptions
 from ocrqueue.documents.scripts import (
     SCRIPT_LANGUAGES,
+    SCRIPT_MODELS,
     may_be_vietnamese,
     script_counts,
     scripts_in,
@@ -158,12 +158,7 @@ def low_confidence(blocks: Sequence[Block]) -> str | None:
 
 
 def holds_han(
-    image: Image.Image,
-    scale: float,
-    blocks: list[Block],
-    options: ProcessOptions,
-    scripts: tuple[str, ...],
-    not_han: bool = False,
+    image: Image.Image, scale: float, blocks: list[Block], options: ProcessOptions, scripts: tuple[str, ...]
 ) -> bool:
     """Whether a page read as Latin holds Chinese or Japanese. Only when languages are auto,
     Chinese is installed and was not found, and two or more lines were read with low confidence (a
@@ -177,14 +172,8 @@ def holds_han(
     for. A dev Korean page OSD called Devanagari had its poor lines read as Han by Tesseract's
     Chinese model (Hangul looks like it to it) and was read whole by RapidOCR (4.9 s of one core)
     for a reading thrown away, before the probe found Hangul (help-gnome-terminal-ko p. 1: 12.7 s
-    a page).
-
-    ``not_han``: OSD named the page's poor lines stacked (``script_of_poor_lines`` asks it first)
-    surely a script other than Han or Japanese (``PoorLines.not_han``); the lines are not read then.
-    """
+    a page)."""
     if options.languages != (AUTO,) or "Han" in scripts or (scripts and scripts[0] not in LATIN_LOOKING):
-        return False
-    if not_han:
         return False
     engine = first_look_engine(options)
     if engine is None or SCRIPT_LANGUAGES["Han"] not in engine.capabilities.languages:
@@ -207,27 +196,9 @@ def holds_han(
     return False
 
 
-# The script confidence from which OSD's name for a page's poor lines stacked, other than Han or
-# Japanese, spares them the Chinese model's reading (``holds_han``). The dev pages of scripts OSD
-# cannot see (Armenian, Gujarati, Khmer), called Latin, had theirs named Latin at 6.4-44 (or, on
-# some scans, at 0.8-3.3), and paid 1.1-1.5 s of one core for twelve ``chi_sim`` readings without
-# Han; the dev Chinese pages called Latin whose poor lines OSD named Latin (their code outvoting
-# the Chinese: lshort-zh p. 103, maint-guide-zh p. 29) had them named so at 0.4-2.6, and hold Han.
-NOT_HAN_SURE = 5.0
-
-
-@dataclass(frozen=True)
-class PoorLines:
-    """What OSD made of a page's poor lines stacked (``script_of_poor_lines``)."""
-
-    script: str | None  # another script with a model, held by two of the lines read for it
-    # OSD named every group of them asked about a script other than Han at ``NOT_HAN_SURE`` or more
-    not_han: bool = False
-
-
 def script_of_poor_lines(
     image: Image.Image, scale: float, blocks: list[Block], options: ProcessOptions, scripts: tuple[str, ...]
-) -> PoorLines:
+) -> str | None:
     """The script OSD sees in the poorly read lines of a page read as Latin, when it is another
     one with a model (not Han: ``holds_han`` asks about Chinese): a Persian page of a LaTeX manual
     full of code is Latin to OSD's look at its middle, and its Persian lines come back as Latin
@@ -236,26 +207,23 @@ def script_of_poor_lines(
     image for OSD; the script it names must then hold the reading of two of those lines, each read
     on its own for it. When it names none, the lines poor in their words of letters are asked
     likewise (``_probe_groups``): code read poorly for its symbols outvoted the Persian lines. Only
-    when languages are auto, and two lines or more were read poorly. Whether OSD named them surely a
-    script other than Han comes back too (``PoorLines.not_han``: ``holds_han`` needs it)."""
+    when languages are auto, and two lines or more were read poorly."""
     if options.languages != (AUTO,) or scripts[:1] != ("Latin",):
-        return PoorLines(None)
+        return None
     detector = first_look_engine(options)
     if detector is None or not detector.capabilities.detects_script:
-        return PoorLines(None)
+        return None
     read_by = engine_capabilities(choose(options, scripts)[0])
     if read_by is not None and not read_by.languages:
-        return PoorLines(None)
+        return None
     poor = _poor(_lines(blocks))
     if len(poor) < MIXED_MIN_POOR_LINES:
-        return PoorLines(None)
-    not_han = True
+        return None
     for group in _probe_groups(poor):
-        found = _script_of_lines(image, scale, group, detector)
-        not_han = not_han and found.not_han
-        if found.script is not None:
-            return PoorLines(found.script, not_han)
-    return PoorLines(None, not_han)
+        script = _script_of_lines(image, scale, group, detector)
+        if script is not None:
+            return script
+    return None
 
 
 def _probe_groups(poor: list[Line]) -> list[list[Line]]:
@@ -298,10 +266,9 @@ def _line_crop(image: Image.Image, scale: float, line: Line) -> Image.Image:
     return crop
 
 
-def _script_of_lines(image: Image.Image, scale: float, lines: list[Line], detector: OrientationDetector) -> PoorLines:
+def _script_of_lines(image: Image.Image, scale: float, lines: list[Line], detector: OrientationDetector) -> str | None:
     """The script OSD names for ``lines`` stacked into one image, when it is one with a model other
-    than Latin and Han and two of the lines, each read on its own with it and Latin, hold it; and
-    whether it named surely a script other than Han (``NOT_HAN_SURE``)."""
+    than Latin and Han and two of the lines, each read on its own with it and Latin, hold it."""
     crops = [_line_crop(image, scale, line).convert("L") for line in lines]
     stacked = Image.new("L", (max(c.width for c in crops), sum(c.height for c in crops)), 255)
     top = 0
@@ -309,12 +276,9 @@ def _script_of_lines(image: Image.Image, scale: float, lines: list[Line], detect
         stacked.paste(crop, (0, top))
         top += crop.height
     found = detector.orientation(stacked, round(scale * 72))
-    if found is None:
-        return PoorLines(None)
-    script = osd_script(found.script)
-    not_han = script != "Han" and found.script_confidence >= NOT_HAN_SURE
-    if script in ("Latin", "Han"):
-        return PoorLines(None, not_han)
+    script = osd_script(found.script) if found is not None else "Latin"
+    if script in ("Latin", "Han") or script not in SCRIPT_MODELS:
+        return None
     # OSD alone is not enough to read the whole page again (OCRmyPDF's poster, display type read
     # poorly, was read twice and passed its memory bound): the lines must read as that script.
     languages = languages_to_ask((script, "Latin"), detector.capabilities.languages)
@@ -323,8 +287,8 @@ def _script_of_lines(image: Image.Image, scale: float, lines: list[Line], detect
         out = detector.recognize(crop, RecognitionRequest(languages, "text", round(scale * 72)))
         held += script in scripts_in("".join(ln.text for ln in out.lines))
         if held >= MIXED_MIN_HAN_LINES:
-            return PoorLines(script, not_han)
-    return PoorLines(None, not_han)
+            return script
+    return None
 
 
 def _lines(blocks: list[Block]) -> list[Line]:
