@@ -104,11 +104,11 @@ def main() -> None:
     for script in SCRIPTS:
         counts = {key: sum(usable(t, script) for t in pages) for key, pages in texts.items()}
         ranked = sorted((key for key in counts if counts[key] >= MIN_PAGES), key=lambda k: (-counts[k], k))
+        grams = {key: four_grams(texts[key], script) for key in {*ranked, *taken}}
         candidates = []
         for key in ranked:
-            grams = four_grams(texts[key], script)
-            others = (four_grams(texts[other], script) for other in taken if other != key)
-            shared = max((len(grams & other) / max(len(grams), 1) for other in others), default=0.0)
+            others = (grams[other] for other in taken if other != key)
+            shared = max((len(grams[key] & other) / max(len(grams[key]), 1) for other in others), default=0.0)
             kept = key not in in_manifest and shared < MAX_SHARED
             verdict = "kept" if kept else "left out"
             print(f"{script:9} {counts[key]:4} usable  shared {shared:.3f}  {verdict:8} {key[1]}")
