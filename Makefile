@@ -84,11 +84,12 @@ bench-accuracy: venv bench-documents
 bench-accuracy-scripts: venv
 	$(PY) bench/accuracy.py --corpus scripts
 
-## bench-documents: the issue-22 corpus, dev and test: every page through the text layer, then 24 pages a split clean and scanned
+## bench-documents: the issue-22 corpus, dev and test: every page through the text layer, 24 pages a split clean and scanned, and the real scans with a hand-checked transcription
 bench-documents: venv
 	scripts/system-deps.sh bench
 	$(PY) bench/documents.py --variants text_layer
 	$(PY) bench/documents.py --limit 24 --variants clean,scan
+	$(PY) bench/documents.py --variants scanned
 
 ## bench-viewer: how long the web page's document view takes for long results, in chromium
 bench-viewer: venv

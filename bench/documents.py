@@ -6,6 +6,7 @@
     .venv/bin/python bench/documents.py --split dev --variants clean,scan --structured --per-page
     .venv/bin/python bench/documents.py --split dev --limit 24 --variants scan --scan-draw 1
     .venv/bin/python bench/documents.py --split test --limit 24 --batches 1   # the sample of earlier reports
+    .venv/bin/python bench/documents.py --variants scanned --per-page   # real scans, hand-checked truth
 
 ``--structured`` keeps only the pages of tagged documents (the ones whose structure tree gives
 heading and paragraph-boundary truth): few of them fall in a ``--limit`` sample, so structure
@@ -17,7 +18,9 @@ is read as the PDF page (``text_layer``), as a clean 300-dpi render (``clean``) 
 scan (``scan``; ``--scan-draw N`` draws another scan of the page from the same distribution),
 through open_document and process_page with the default options, as a worker does.
 Pages whose document has no trustworthy text layer (scans, photos, OCR'd PDFs) are read as they
-are (with the ``text_layer`` variant only), for crashes and speed.
+are: those with a hand-checked transcription (bench/accuracy/transcriptions.json) as ``scanned``,
+scored against it (CER and bag-of-words F1; no structure truth), the others with the
+``text_layer`` variant, for crashes and speed only.
 
 Measures (tests/data/metrics.py, tests/data/structure_metrics.py): CER against the text layer in the
 nearer of two orders made by readers that are not ours (PDFium's, close to the content stream, and
@@ -56,6 +59,7 @@ from data.documents_corpus import (  # noqa: E402
     load_manifest,
     load_pages,
     table_truth,
+    transcription,
     truth_orders,
 )
 from data.metrics import bag_of_words_f1, full_text, paragraph_flow, text_cer, text_cer_nearest  # noqa: E402
@@ -72,7 +76,7 @@ from data.structure_truth import TruthBlock, page_structure  # noqa: E402
 from ocrqueue.documents import PageResult, ProcessOptions, keep_page_buffers, open_document, process_page  # noqa: E402
 from ocrqueue.settings import Settings  # noqa: E402
 
-VARIANTS = ("text_layer", "clean", "scan")
+VARIANTS = ("text_layer", "clean", "scan", "scanned")
 
 
 @dataclass
@@ -100,9 +104,11 @@ def scan_seed(page: CorpusPage, draw: int) -> str:
 
 
 def page_bytes(page: CorpusPage, variant: str, cache: Path, scan_draw: int = 0) -> bytes:
+    """The page as the variant gives it to a reader: the PDF page itself (``text_layer``; a scanned
+    page's ``scanned``), or rendered clean or as a simulated scan."""
     pdf = pdfium.PdfDocument(page.pdf_path(cache))
     try:
-        if variant == "text_layer":
+        if variant in ("text_layer", "scanned"):
             single = pdfium.PdfDocument.new()
             single.import_pages(pdf, [page.page - 1])
             out = io.BytesIO()
@@ -147,7 +153,7 @@ def read(
     except Exception as error:  # a crash is a finding: counted and shown, the run goes on
         return Reading(page, variant, time.perf_counter() - started, crash=f"{type(error).__name__}: {error}"[:200])
     r = Reading(page, variant, time.perf_counter() - started, source=result.source)
-    if page.truth == "text_layer":
+    if page.truth != "none":
         _measure(r, result, truth["orders"], truth["structure"], truth["tables"])  # type: ignore[arg-type]
     return r
 
@@ -223,6 +229,16 @@ def print_table(title: str, summary: dict[str, dict[str, object]]) -> None:
         )
 
 
+def _variants_of(page: CorpusPage, variants: list[str]) -> list[str]:
+    """The asked variants a page is read in. A page with a trusted text layer: as it is and rendered
+    (clean, scan). A scanned page is read only as it is: ``scanned`` when it has a transcription to
+    score against, else ``text_layer``, for crashes and speed."""
+    if page.truth == "text_layer":
+        return [v for v in variants if v != "scanned"]
+    wanted = "scanned" if page.truth == "transcription" else "text_layer"
+    return [wanted] if wanted in variants else []
+
+
 def interleaved(pages: list[CorpusPage]) -> list[CorpusPage]:
     """Pages taking turns by document (documents in an order shuffled by seed 22, each document's
     pages in drawn order), so --limit reaches many documents, whatever their place in the manifest."""
@@ -275,8 +291,7 @@ def main() -> None:
     if args.structured:
         pages = [p for p in pages if p.truth == "text_layer" and docs[p.doc].get("tagged")]
     variants = [v for v in args.variants.split(",") if v]
-    if "text_layer" not in variants:  # pages without truth are read only as they are
-        pages = [p for p in pages if p.truth == "text_layer"]
+    pages = [p for p in pages if _variants_of(p, variants)]
     if args.limit:
         pages = [
             p for split in ("dev", "test") for p in interleaved([q for q in pages if q.split == split])[: args.limit]
@@ -291,8 +306,9 @@ def main() -> None:
             csv_table = table_truth(docs[page.doc], page.page, args.cache)
             tables = [b.rows for b in structure if b.kind == "table"] + ([csv_table] if csv_table else [])
             truth = {"orders": truth_orders(page, args.cache), "structure": structure, "tables": tables}
-        # Pages without truth are read only as they are (text_layer), for crashes and speed.
-        for variant in variants if page.truth == "text_layer" else [v for v in variants if v == "text_layer"]:
+        elif page.truth == "transcription":
+            truth = {"orders": [transcription(page)], "structure": [], "tables": []}
+        for variant in _variants_of(page, variants):
             r = read(page, variant, options, args.cache, truth, args.scan_draw)
             readings.append(r)
             if args.per_page:

@@ -10,7 +10,9 @@ cache as the real-page evaluation, under ``corpus/``.
 Ground truth: the page's own text layer where it can be trusted (``text_layer_trusted``): a
 document's ``truth`` is ``text_layer`` unless its producer is a scanner, an image converter or an
 OCR tool, or its text is drawn invisibly over an image (an OCR layer is somebody's guess, not the
-truth). Pages without truth are read for crashes and speed only.
+truth). A page without a trusted text layer may have a hand-checked transcription instead
+(bench/accuracy/transcriptions.json: a scanned page, measured as it was scanned, ``truth``
+``transcription``); the other such pages are read for crashes and speed only.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from data.realpages import fetch as fetch_debian
 from data.sampling import batch_group, broken_text_layer, draw_in_order, take_turns
 
 MANIFEST = Path(__file__).resolve().parents[2] / "bench" / "accuracy" / "documents.json"
+TRANSCRIPTIONS = MANIFEST.with_name("transcriptions.json")
 SEED = 22
 SPLITS = ("test", "dev")
 # A page is drawn when its text layer holds this many letters or digits (slides, receipts, forms
@@ -79,7 +82,7 @@ class CorpusPage:
     kind: str
     lang: str
     family: str
-    truth: str  # text_layer or none
+    truth: str  # text_layer, transcription or none
     split: str
     path_in_cache: str
 
@@ -260,6 +263,7 @@ def table_truth(doc: dict[str, object], page: int, cache: Path) -> list[list[str
 
 def load_pages(manifest: dict[str, object], cache: Path = DEFAULT_CACHE) -> list[CorpusPage]:
     sources = {s["id"]: s for s in manifest["sources"]}  # type: ignore[attr-defined]
+    transcribed = transcription_files()
     return [
         CorpusPage(
             d["id"],
@@ -267,13 +271,25 @@ def load_pages(manifest: dict[str, object], cache: Path = DEFAULT_CACHE) -> list
             d["kind"],
             d["lang"],
             d["family"],
-            d["truth"],
+            "transcription" if d["truth"] == "none" and f"{d['id']}-p{n:03d}" in transcribed else d["truth"],
             d["split"],
             str(cache_path(d, sources, cache).relative_to(cache)),
         )
         for d in manifest["documents"]  # type: ignore[attr-defined]
         for n in d["pages"]
     ]
+
+
+def transcription_files(path: Path = TRANSCRIPTIONS) -> dict[str, Path]:
+    """Page id -> the file of its hand-checked transcription. One transcription may serve several
+    pages: the same sheet scanned again, turned or skewed, by another tool."""
+    listed = json.loads(path.read_text())["transcriptions"]
+    return {page: path.parent / "transcriptions" / t["file"] for t in listed for page in t["pages"]}
+
+
+def transcription(page: CorpusPage) -> str:
+    """The CER truth of a scanned page: what a reader sees on it, in reading order."""
+    return transcription_files()[page.id].read_text()
 
 
 def truth_text(page: CorpusPage, cache: Path) -> str:

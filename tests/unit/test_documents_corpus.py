@@ -3,6 +3,7 @@ document, and the manifest's promises (pages, documents, producers, kinds, pinne
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter, defaultdict
 
 from data.documents_corpus import (
@@ -13,6 +14,8 @@ from data.documents_corpus import (
     draw_pages,
     family,
     load_manifest,
+    load_pages,
+    transcription_files,
 )
 
 PROSE = "The board met on Monday and agreed the budget for the coming year. " * 3
@@ -111,3 +114,21 @@ def test_every_family_with_two_documents_in_a_batch_reaches_dev() -> None:
     assert {"word", "itext", "distiller", "quartz", "indesign"} <= dev
     dev_truth = {d["family"] for d in documents if d["split"] == "dev" and d["truth"] == "text_layer"}  # type: ignore[index, union-attr]
     assert {"word", "distiller", "quartz"} <= dev_truth
+
+
+def test_transcriptions_are_truth_only_where_the_text_layer_is_not() -> None:
+    """A transcription stands in for a text layer nobody can trust (a scan, an OCR tool's guess):
+    it names only such pages of the manifest, and those pages are scored against it."""
+    manifest = load_manifest()
+    untrusted = {
+        f"{d['id']}-p{n:03d}"
+        for d in manifest["documents"]  # type: ignore[attr-defined]
+        if d["truth"] == "none"
+        for n in d["pages"]
+    }
+    files = transcription_files()
+    assert files and set(files) <= untrusted
+    for path in set(files.values()):
+        text = path.read_text()
+        assert text.strip() and text == unicodedata.normalize("NFC", text)
+    assert {p.id for p in load_pages(manifest) if p.truth == "transcription"} == set(files)
