@@ -19,6 +19,7 @@ import pypdfium2.raw as pdfium_c
 from ocrqueue.documents.bidi import has_rtl, is_rtl
 from ocrqueue.documents.geometry import BBox, union
 from ocrqueue.documents.indic_order import in_visual_order, logical_indices
+from ocrqueue.documents.input.cut_words import before_pieces, rejoin_cut_words
 from ocrqueue.documents.input.drawn_bullets import with_drawn_bullets
 from ocrqueue.documents.input.glyph_spans import GlyphSpans, spans_closed
 from ocrqueue.documents.input.letter_spacing import rejoin_letter_spaced
@@ -188,6 +189,7 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 continue
             rtl_before = None
         words = []
+        ranges: list[tuple[int, int] | None] = []  # each word's characters, where it is one range
         first = last = -1
         for word in _WORD.finditer(text, line.start(), line.end()):
             start, end = word.span()
@@ -207,14 +209,18 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
                 x0, y0, x1, y1 = _union_of_chars(raw, start, end)
             marker = markers.marker_length(start, end) if rects > 1 else 0
             if marker:
-                words.extend(_marked_word(raw, text, start, end, marker, to_page))
+                marked = _marked_word(raw, text, start, end, marker, to_page)
+                words.extend(marked)
+                ranges.extend([None] * len(marked))
                 last = start
                 continue
             text_of_word = clean_text(word.group())
             if text_of_word:  # not a word of invisible characters alone
                 words.append(Word(text_of_word, to_page(x0, y0, x1, y1), 1.0))
+                ranges.append((start, end))
                 last = start
         if words:
+            words = _cut_words_joined(raw, words, ranges, to_page)
             lines.append(
                 _line(
                     words,
@@ -228,6 +234,30 @@ def _lines_by_word(textpage: pdfium.PdfTextPage, frame: PageFrame, text: str) ->
     visible = sum(k for ch, k in counts.items() if not ch.isspace())
     bad = sum(k for ch, k in counts.items() if not ch.isspace() and _is_bad(ch))
     return lines, visible, bad
+
+
+def _cut_words_joined(
+    raw: pdfium_c.FPDF_TEXTPAGE,
+    words: list[Word],
+    spans: list[tuple[int, int] | None],
+    to_page: Callable[[float, float, float, float], BBox],
+) -> list[Word]:
+    """The line's words with one-character pieces a space cut off the end of their word joined
+    again (input/cut_words.py); characters' boxes are asked of PDFium only for such a piece and
+    the word before it."""
+    wanted = before_pieces(words)
+    if not wanted:
+        return words
+    left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+    boxes: list[list[BBox]] = []
+    for i, span in enumerate(spans):
+        found: list[BBox] = []
+        if i in wanted and span is not None:
+            for k in range(*span):
+                if pdfium_c.FPDFText_GetCharBox(raw, k, left, right, bottom, top) and right.value > left.value:
+                    found.append(to_page(left.value, bottom.value, right.value, top.value))
+        boxes.append(found)
+    return rejoin_cut_words(words, boxes)
 
 
 def _ends_paragraph(words: list[Word], before: Line) -> bool:
