@@ -4,6 +4,7 @@ no wider than the gaps between the word's own letters separates no words."""
 
 from __future__ import annotations
 
+import pytest
 from generate import PdfBuilder
 
 from .helpers import run
@@ -29,7 +30,8 @@ def _cut_line(words: list[str], top: float) -> list[str]:
     return ops
 
 
-def test_letters_cut_off_their_word_are_joined_and_word_spaces_kept() -> None:
+@pytest.mark.parametrize("char_boxes", [False, True])
+def test_letters_cut_off_their_word_are_joined_and_word_spaces_kept(char_boxes: bool) -> None:
     pdf = PdfBuilder()
     pdf.add_page(
         [
@@ -37,8 +39,10 @@ def test_letters_cut_off_their_word_are_joined_and_word_spaces_kept() -> None:
             PdfBuilder.text(72.0, 160.0, SIZE, "I saw a cat by a tree at 9 a.m. on a Monday"),
         ]
     )
-    page = run(pdf.build()).pages[0]
+    page = run(pdf.build(), char_boxes=char_boxes).pages[0]
     assert page.source == "text_layer"
     lines = [ln for b in page.blocks for ln in b.lines]
     assert [w.text for w in lines[0].words] == ["9", "North", "Buona", "Vista", "Drive"]
     assert lines[1].text == "I saw a cat by a tree at 9 a.m. on a Monday"
+    if char_boxes:
+        assert all(len(w.chars) == len(w.text) for ln in lines for w in ln.words)

@@ -403,6 +403,8 @@ def _lines(
                         logical = logical_words(placed, char_boxes, None if rtl else True, font_size or 0.0)
                         rtl = rtl or (rtl_before is not None and _ends_paragraph(logical, rtl_before))
                         words[:] = logical if rtl else words
+                    if char_boxes and not rtl:
+                        words[:] = rejoin_cut_words(words, [w.chars for w in words])
                     monospace = fonts.line_is_monospace(text, first, last, i)
                     lines.append(_line(words, font_size, monospace, fonts.line_is_bold(text, first, last)))
                     rtl_before = lines[-1] if rtl else None
