@@ -17,8 +17,8 @@ from PIL import Image, ImageDraw, ImageFont
 from ocrqueue.documents import ProcessOptions
 from ocrqueue.documents.engines.tesseract import find_tessdata
 from ocrqueue.documents.geometry import BBox
-from ocrqueue.documents.model import LOW_CONFIDENCE_READING, Block, Line, PageResult
-from ocrqueue.documents.ocr.unseen_scripts import read_poorly, unseen_script, unseen_warning
+from ocrqueue.documents.model import LOW_CONFIDENCE_READING, Block, Line, PageResult, Word
+from ocrqueue.documents.ocr.unseen_scripts import garbled, read_poorly, unseen_script, unseen_warning
 
 from .helpers import run
 from .test_script_warnings import convert, tessdata_without
@@ -109,6 +109,55 @@ def test_a_latin_page_read_poorly_whose_lines_read_well_alone_names_no_unseen_sc
     options = ProcessOptions()
     assert unseen_warning(image, scale, blocks, options, ("Latin",), ("eng",)) is None
     assert unseen_script(image, scale, blocks, options, ("Latin",), ("eng",)) is None
+
+
+# An English manual's lines quoting Arabic words (bench/accuracy/pages.json's arabluatex): most of
+# the lines hold a poorly read quote, most of the page's text is English read well.
+PROSE = "The package reads its input in the order given"
+QUOTES = (("The root", "كتب مكتبة كاتب"), ("is written", "قال يقول مقال"), ("as in", "مدينة مدن"))
+
+
+def quoting_page(quote_confidence: float, prose_confidence: float = 0.95) -> tuple[Image.Image, float, list[Block]]:
+    """A page of two lines of English prose and three lines of English quoting Arabic words, drawn
+    in DejaVu Sans, and blocks as a page reading gives them: the quoting lines read under 0.6,
+    their Arabic words at ``quote_confidence``, the English at ``prose_confidence``."""
+    image = Image.new("L", (2000, 900), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 44)
+    scale = DPI / 72
+    lines = []
+    for k in range(5):
+        top = 60 + k * 150
+        english, arabic = (PROSE, "") if k in (0, 2) else QUOTES[k // 2]
+        draw.text((80, top), english, font=font, fill=0)
+        if arabic:
+            draw.text((80 + draw.textlength(english + " ", font=font), top), arabic, font=font, fill=0)
+        box = BBox(60 / scale, (top - 15) / scale, 1900 / scale, (top + 70) / scale)
+        words = [Word(w, box, prose_confidence) for w in english.split()]
+        words += [Word(w, box, quote_confidence) for w in ("Jlio", "Jgx%") if arabic]
+        line_confidence = min(0.55, sum(w.confidence or 0.0 for w in words) / len(words)) if arabic else 0.9
+        lines.append(Line(" ".join(w.text for w in words), box, line_confidence, tuple(words)))
+    return image, scale, [Block("text", BBox(60 / scale, 40 / scale, 1900 / scale, 850 / scale), "", 0.7, tuple(lines))]
+
+
+def test_a_page_read_well_but_for_lines_of_quotes_names_no_unseen_script() -> None:
+    """Its poor lines read poorly alone too (the Arabic), so they are doubted; but most of its text
+    was read well: it is an English page, and the doubt names no script OSD cannot see and no
+    package (it named all fourteen, "install them all", on arabluatex's dev pages, CER 0.22-0.44)."""
+    image, scale, blocks = quoting_page(0.1)
+    assert read_poorly(blocks) and not garbled(blocks)
+    warning = unseen_warning(image, scale, blocks, ProcessOptions(), ("Latin",), ("eng",))
+    assert warning is not None and warning.startswith(f"{LOW_CONFIDENCE_READING} (3 of 5 lines)"), warning
+    assert "tesseract-ocr-script" not in warning and "all-scripts" not in warning, warning
+
+
+def test_a_page_read_poorly_throughout_names_the_unseen_scripts_whose_models_are_missing() -> None:
+    """The same page with its English read poorly too: most of its text is, as on a page in a
+    script OSD cannot see read with the Latin model, and the doubt names their packages."""
+    image, scale, blocks = quoting_page(0.1, prose_confidence=0.4)
+    assert garbled(blocks)
+    warning = unseen_warning(image, scale, blocks, ProcessOptions(), ("Latin",), ("eng",))
+    assert warning is not None and "Georgian (tesseract-ocr-script-geor)" in warning, warning
 
 
 def test_ocrmypdfs_poster_in_display_type_reads_without_a_doubt() -> None:

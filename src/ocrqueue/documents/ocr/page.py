@@ -169,7 +169,8 @@ def recheck_script(context: PageContext) -> None:
     another script's model when the reading's letters are of that script (Vietnamese read as
     Latin), a reading by the engine ranked first for a script set vertically (Japanese,
     engine_choice.VERTICAL_RANKING), the scripts read, and a warning when the reading's confidence
-    is very low (naming the unseen scripts whose models are missing, when most lines read poorly).
+    is very low (when 40 % of the lines or more read poorly, saying so; naming the unseen scripts whose models are
+    missing when most of the page's text did).
     A page whose script's missing model is named already is left as read: read again as Chinese,
     dev Tamil and Telugu pages came back as Han with no doubt left but the missing model."""
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
