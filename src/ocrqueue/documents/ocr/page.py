@@ -66,14 +66,6 @@ from ocrqueue.documents.stages import PageContext, needed, stage
 
 # Scripts whose capitals OSD takes Latin capitals for (A, B, E, H, K, M, O, P, T, X).
 LATIN_LOOKALIKES = frozenset({"Cyrillic", "Greek"})
-# Scripts OSD takes for one another, each with the other: their capitals are alike (Г, П, Ф, Л
-# and Д beside Λ and Δ), and OSD named Greek capitals and polytonic letters Cyrillic (``_sibling_reread``).
-SIBLING_SCRIPTS = {"Cyrillic": "Greek", "Greek": "Cyrillic"}
-# How much surer (mean word confidence) that other reading must be to be kept: greek-utf8 p. 5 read
-# 0.017 / 0.030 (clean / scan) surer with Greek than with Cyrillic; an English page greeting the
-# world in six scripts (tests/documents/test_line_scripts.py), which OSD called Greek, 0.002 surer
-# with Cyrillic, whose line-by-line readings then lost its Hebrew line.
-SIBLING_MARGIN = 0.01
 
 
 @stage("ocr.render")
@@ -241,30 +233,11 @@ def _han_reread(context: PageContext) -> bool:
 def _poor_lines_reread(context: PageContext) -> bool:
     """A page read as Latin whose poorly read lines OSD takes for another script with a model:
     read again for that script and Latin; kept (True) when that reading holds it and its words
-    were read with more confidence (script_recheck.script_of_poor_lines); then, for Cyrillic or
-    Greek, for the other of the two (``_sibling_reread``)."""
+    were read with more confidence (script_recheck.script_of_poor_lines)."""
     straight, raster = needed(context.straight, "straightened page"), needed(context.raster, "raster")
     blocks = list(context.blocks)
     script = script_of_poor_lines(straight.image, raster.scale, blocks, context.options, context.scripts)
-    if script is None or not _reread(context, (script, "Latin"), _surer(script, mean_word_confidence(blocks))):
-        return False
-    _sibling_reread(context, script)
-    return True
-
-
-def _sibling_reread(context: PageContext, script: str) -> bool:
-    """A page read for ``script``, Cyrillic or Greek as OSD named it, read again for the other of
-    the two (``SIBLING_SCRIPTS``), that reading kept (True) when it holds its script and its words
-    were read surer by ``SIBLING_MARGIN`` or more. The reading cannot tell: the Cyrillic model
-    reads Greek as Cyrillic letters. On dev, greek-utf8 p. 5 (English prose quoting Greek capitals and polytonic
-    words) was Cyrillic to OSD on its middle square (scan) and on its poor lines (clean): read
-    with Cyrillic and Latin at 0.850 / 0.869 (clean / scan), with Greek and Latin at 0.867 / 0.899
-    (CER 0.22 against 0.14 and 0.12)."""
-    sibling = SIBLING_SCRIPTS.get(script)
-    if sibling is None:
-        return False
-    confidence = (mean_word_confidence(context.blocks) or 0.0) + SIBLING_MARGIN
-    return _reread(context, (sibling, "Latin"), _surer(sibling, confidence))
+    return script is not None and _reread(context, (script, "Latin"), _surer(script, mean_word_confidence(blocks)))
 
 
 def _second_look(context: PageContext) -> None:
@@ -272,9 +245,8 @@ def _second_look(context: PageContext) -> None:
     other script (not Latin: a wrong model reads any script as Latin letters) that OSD names
     upright on the page's whole ink, its densest square or, when the reading was poor
     (``POOR_READING``), squares across it (most often named first), until a reading is led by
-    that script and holds a larger share of it than the first reading held of its own. A page
-    given Cyrillic or Greek is first read for the other of the two (``_sibling_reread``)."""
-    if _latin_after_all(context) or _sibling_reread(context, context.scripts[0]):
+    that script and holds a larger share of it than the first reading held of its own."""
+    if _latin_after_all(context):
         return
     raster = needed(context.raster, "raster")
     detector = first_look_engine(context.options)
