@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import fcntl
+import functools
 import hashlib
 import json
 import re
@@ -30,7 +31,7 @@ import tempfile
 import zipfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -263,23 +264,25 @@ def table_truth(doc: dict[str, object], page: int, cache: Path) -> list[list[str
 
 def load_pages(manifest: dict[str, object], cache: Path = DEFAULT_CACHE) -> list[CorpusPage]:
     sources = {s["id"]: s for s in manifest["sources"]}  # type: ignore[attr-defined]
-    transcribed = transcription_files()
-    return [
+    pages = [
         CorpusPage(
             d["id"],
             n,
             d["kind"],
             d["lang"],
             d["family"],
-            "transcription" if d["truth"] == "none" and f"{d['id']}-p{n:03d}" in transcribed else d["truth"],
+            d["truth"],
             d["split"],
             str(cache_path(d, sources, cache).relative_to(cache)),
         )
         for d in manifest["documents"]  # type: ignore[attr-defined]
         for n in d["pages"]
     ]
+    transcribed = transcription_files()
+    return [replace(p, truth="transcription") if p.truth == "none" and p.id in transcribed else p for p in pages]
 
 
+@functools.cache
 def transcription_files(path: Path = TRANSCRIPTIONS) -> dict[str, Path]:
     """Page id -> the file of its hand-checked transcription. One transcription may serve several
     pages: the same sheet scanned again, turned or skewed, by another tool."""

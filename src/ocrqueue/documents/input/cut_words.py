@@ -15,8 +15,8 @@ import itertools
 import statistics
 from collections.abc import Sequence
 
-from ocrqueue.documents.geometry import BBox, union
-from ocrqueue.documents.input.letter_spacing import WORD_GAP_MIN_EMS, WORD_GAP_RATIO
+from ocrqueue.documents.geometry import BBox
+from ocrqueue.documents.input.letter_spacing import WORD_GAP_MIN_EMS, WORD_GAP_RATIO, joined_words
 from ocrqueue.documents.model import Word
 from ocrqueue.documents.text import is_wide
 
@@ -43,17 +43,6 @@ def cut_apart(left: Sequence[BBox], right: Sequence[BBox], text: str) -> bool:
     return on_one_line and min(inner) >= LETTER_SPACED * height and 0 <= gap < word_gap
 
 
-def joined(left: Word, right: Word) -> Word:
-    confidences = [w.confidence for w in (left, right) if w.confidence is not None]
-    return Word(
-        left.text + right.text,
-        union([left.bbox, right.bbox]),
-        min(confidences) if confidences else None,
-        (*left.chars, *right.chars),
-        left.role,
-    )
-
-
 def rejoin_cut_words(words: Sequence[Word], boxes: Sequence[Sequence[BBox]]) -> list[Word]:
     """``words`` of one line with each one-character piece that ``cut_apart`` finds cut off the
     end of the word before it joined to it. ``boxes`` holds each word's characters' boxes (empty
@@ -68,7 +57,7 @@ def rejoin_cut_words(words: Sequence[Word], boxes: Sequence[Sequence[BBox]]) -> 
             and _is_piece(word)
             and cut_apart(out_boxes[-1], box, out[-1].text)
         ):
-            out[-1] = joined(out[-1], word)
+            out[-1] = joined_words([out[-1], word])
             out_boxes[-1] = [*out_boxes[-1], *box]
         else:
             out.append(word)

@@ -25,7 +25,9 @@ def _is_letter(word: Word) -> bool:
     return len(word.text) == 1 and word.text.isalpha()
 
 
-def _joined(words: Sequence[Word]) -> Word:
+def joined_words(words: Sequence[Word]) -> Word:
+    """One word of ``words`` side by side on a line: their texts run together, their boxes and
+    characters' boxes united, the least sure confidence."""
     confidences = [w.confidence for w in words if w.confidence is not None]
     return Word(
         "".join(w.text for w in words),
@@ -53,7 +55,7 @@ def _spaced_run(letters: Sequence[Word], size: float) -> list[Word] | None:
     inner = [g for g in gaps if g < word_gap]
     if not inner or max(inner) - min(inner) > 0.25 * max(size, statistics.median(inner)):
         return None  # uneven: single letters that happen to stand side by side
-    return [_joined(w) for w in words]
+    return [joined_words(w) for w in words]
 
 
 def rejoin_letter_spaced(words: Sequence[Word], size: float | None) -> list[Word]:
